@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a kernel in the emulated tiered machine and run a command in it.
+#
+#   scripts/lab.sh [-k BZIMAGE] [-t TIMEOUT_S] [-a KERNEL_ARGS] [-d LABDIR] [-i] [CMD...]
+#
+# Machine: QEMU TCG, 2 CPUs.  node0 (1 GiB, CPU0) and node1 (1 GiB, CPU1) are
+# DRAM; node2 (2 GiB, no CPU) is "CXL": HMAT gives it 3x the latency and 1/4
+# the bandwidth, so Linux puts it in a lower memory tier.  The guest's root is
+# the host's / (read-only 9p); LABDIR (writable 9p, /mnt/lab in the guest)
+# carries the command, its log (out.log), its exit code (rc) and the console
+# log (console.log).  CMD runs under bash in the guest.  -i: interactive shell.
+# Exit: CMD's exit code; 124 on host-side timeout; 125 if the guest died.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+KERNEL=$REPO/build/obj/arch/x86/boot/bzImage
+TIMEOUT=600
+APPEND=""
+LABDIR=""
+INTERACTIVE=0
+while getopts "k:t:a:d:i" o; do
+	case $o in
+	k) KERNEL=$OPTARG ;;
+	t) TIMEOUT=$OPTARG ;;
+	a) APPEND=$OPTARG ;;
+	d) LABDIR=$OPTARG ;;
+	i) INTERACTIVE=1 ;;
+	*) sed -n '3,14p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ -f "$KERNEL" ] || { echo "lab: no kernel at $KERNEL (make kernel)" >&2; exit 2; }
+[ -n "$LABDIR" ] || LABDIR=$(mktemp -d /tmp/lab.XXXXXX)
+mkdir -p "$LABDIR"
+rm -f "$LABDIR/rc" "$LABDIR/out.log" "$LABDIR/interactive"
+printf '%s\n' "${*:-true}" > "$LABDIR/cmd"
+[ $INTERACTIVE = 1 ] && touch "$LABDIR/interactive"
+
+HMAT=()
+for i in 0 1; do
+	for t in 0 1 2; do
+		case $i$t in 00 | 11) lat=10 bw=20G ;; 01 | 10) lat=20 bw=10G ;; *) lat=30 bw=5G ;; esac
+		HMAT+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat")
+		HMAT+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
+	done
+done
+QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
+	-smp 2,sockets=2,cores=1,threads=1 -m 4G
+	-object memory-backend-ram,size=1G,id=m0
+	-object memory-backend-ram,size=1G,id=m1
+	-object memory-backend-ram,size=2G,id=m2
+	-numa node,nodeid=0,memdev=m0 -numa node,nodeid=1,memdev=m1
+	-numa node,nodeid=2,memdev=m2,initiator=0
+	-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
+	-numa dist,src=0,dst=1,val=20 -numa dist,src=0,dst=2,val=30
+	-numa dist,src=1,dst=2,val=30
+	"${HMAT[@]}"
+	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
+	-virtfs "local,path=$LABDIR,mount_tag=lab,security_model=none"
+	-kernel "$KERNEL"
+	-append "console=ttyS0 root=host rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$REPO/scripts/guest-init.sh panic=-1 $APPEND"
+	-nographic -no-reboot -nodefaults -serial mon:stdio -device virtio-rng-pci)
+
+if [ $INTERACTIVE = 1 ]; then
+	"${QEMU[@]}"
+	exit 0
+fi
+echo "lab: booting $(basename "$KERNEL") (log: $LABDIR/console.log, timeout ${TIMEOUT}s)" >&2
+timeout --foreground -k 10 "$TIMEOUT" "${QEMU[@]}" < /dev/null > "$LABDIR/console.log" 2>&1 &
+qpid=$!
+# follow the console while the guest runs (LAB_QUIET=1 to keep quiet)
+if [ "${LAB_QUIET:-0}" != 1 ]; then
+	tail -n +1 -F --pid=$qpid "$LABDIR/console.log" 2>/dev/null &
+fi
+wait $qpid
+qrc=$?
+sleep 0.2
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	echo "lab: TIMEOUT after ${TIMEOUT}s: guest killed (see $LABDIR/console.log)" >&2
+	exit 124
+fi
+[ -f "$LABDIR/rc" ] || { echo "lab: guest ended without a result (qemu rc $qrc; see $LABDIR/console.log)" >&2; exit 125; }
+exit "$(cat "$LABDIR/rc")"
