@@ -14,6 +14,8 @@ FRAGS=("$REPO"/configs/lab-*.config "$REPO/tools/testing/selftests/mm/tiering/co
 JOBS=${JOBS:-$(($(nproc) + 1))}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache-tiering}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# paths relative to the build root, so base and patched trees (and CI clones) share hits
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$OBJ")}
 # kbuild embeds neither time nor host into objects with these, so ccache hits
 export KBUILD_BUILD_TIMESTAMP="2024-11-17" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab
 MAKE=(make -C "$SRC" O="$OBJ" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc")

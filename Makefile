@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# The memory-tiering series for Linux 6.12: harness.  Each target does one thing.
+#
+#   make run       build if needed, boot the tiered lab, run the DAMON demo
+#   make check     all tests: host checks, build, one lab boot (KUnit, kselftests, DAMON selftests)
+#   make shell     interactive shell in the lab
+#   make bench     base vs patched benchmarks (bench/)
+#   make deps      install packages (apt-get, root)
+#   make tree      assemble build/linux = base + series
+#   make kernel    configure and build build/obj/arch/x86/boot/bzImage
+#   make clean     remove build/ (the ccache stays)
+
+.PHONY: run check shell bench deps tree kernel clean
+SHELL := /bin/bash
+
+run: kernel
+	scripts/demo.sh
+
+check: deps
+	scripts/check.sh
+
+shell: kernel
+	scripts/lab.sh -i
+
+bench: deps
+	bench/run.sh
+
+deps:
+	scripts/install-deps.sh
+
+tree: deps
+	scripts/assemble.sh
+
+kernel: tree
+	scripts/build-kernel.sh
+
+clean:
+	rm -rf build
