@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The test command (make check): host checks, build, one lab boot, summary.
+#
+#   1. host: the series applies with no fuzz; checkpatch.pl --strict on every
+#      patch and new file; kernel-doc -none on every new C file
+#   2. build the lab kernel and the kselftests (mm/tiering, damon)
+#   3. one lab boot: KUnit suites (built in, run at boot), the mm/tiering
+#      kselftests, the base tree's DAMON selftests
+#   4. scripts/check-report.py counts it all and scans the guest's console for
+#      WARNING/BUG/Oops/KASAN/lockdep reports; last line "N passed, N failed"
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$REPO/build/linux
+OUT=$REPO/build/check
+rm -rf "$OUT"
+mkdir -p "$OUT"
+RES=$OUT/host-results.tsv
+: > "$RES"
+t0=$(date +%s)
+
+result() {	# name pass|fail|skip [detail]
+	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$RES"
+	printf 'check: %-4s %s%s\n' "$2" "$1" "${3:+ ($3)}"
+}
+finish() {
+	python3 "$REPO/scripts/check-report.py" --host "$RES" "$@"
+	rc=$?
+	echo "check: logs in ${OUT#"$REPO/"}/, took $(($(date +%s) - t0)) s"
+	exit $rc
+}
+
+echo "== host checks"
+if "$REPO/scripts/assemble.sh" > "$OUT/assemble.log" 2>&1; then
+	result "host/series-applies" pass
+else
+	cat "$OUT/assemble.log"
+	result "host/series-applies" fail "see build/check/assemble.log"
+	finish
+fi
+
+cd "$SRC" || exit 1
+while read -r p; do
+	if scripts/checkpatch.pl --strict -q "$REPO/patches/$p" > "$OUT/checkpatch.log" 2>&1; then
+		result "host/checkpatch/patches/$p" pass
+	else
+		cat "$OUT/checkpatch.log"
+		result "host/checkpatch/patches/$p" fail
+	fi
+done < <(grep -v -e '^#' -e '^[[:space:]]*$' "$REPO/patches/series")
+
+mapfile -t NEW < <(cd "$REPO" && git ls-files --cached --others --exclude-standard \
+	mm kernel include Documentation tools/testing/selftests/mm/tiering |
+	grep -E '\.(c|h|rst)$')
+for f in "${NEW[@]}" mm/Kconfig.tiering; do
+	if scripts/checkpatch.pl --strict -q --no-tree -f "$f" > "$OUT/checkpatch.log" 2>&1; then
+		result "host/checkpatch/$f" pass
+	else
+		cat "$OUT/checkpatch.log"
+		result "host/checkpatch/$f" fail
+	fi
+done
+for f in "${NEW[@]}"; do
+	case "$f" in *.c | *.h) ;; *) continue ;; esac
+	if scripts/kernel-doc -none -Wall "$f" > "$OUT/kernel-doc.log" 2>&1 &&
+	   [ ! -s "$OUT/kernel-doc.log" ]; then
+		result "host/kernel-doc/$f" pass
+	else
+		cat "$OUT/kernel-doc.log"
+		result "host/kernel-doc/$f" fail
+	fi
+done
+cd "$REPO" || exit 1
+
+echo "== build"
+if scripts/build-kernel.sh; then
+	result "build/kernel" pass
+else
+	result "build/kernel" fail
+	finish
+fi
+if make -C "$SRC/tools/testing/selftests" TARGETS="mm/tiering damon" \
+	O="$REPO/build/kselftest-build" INSTALL_PATH="$REPO/build/kselftest" \
+	install > "$OUT/kselftest-build.log" 2>&1; then
+	result "build/kselftests" pass
+else
+	tail -30 "$OUT/kselftest-build.log"
+	result "build/kselftests" fail
+	finish
+fi
+
+echo "== lab (console: build/check/lab/console.log)"
+LAB_QUIET=1 scripts/lab.sh -t 3000 -d "$OUT/lab" "bash $REPO/scripts/check-guest.sh"
+lab_rc=$?
+[ -f "$OUT/lab/out.log" ] && grep -E '^(not )?ok |^# (not )?ok |SKIP|TIMEOUT' "$OUT/lab/out.log" | sed 's/^/lab: /'
+finish --lab-rc "$lab_rc" --console "$OUT/lab/console.log" \
+	--kselftest "$OUT/lab/out.log" --kunit-json "$OUT/kunit.json" \
+	--base-known "$REPO/scripts/base-known-failures"

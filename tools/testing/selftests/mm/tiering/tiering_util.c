@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the memory-tiering selftests.  See tiering_util.h.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "tiering_util.h"
+
+#define MPOL_DEFAULT	0
+#define MPOL_BIND	2
+#define MPOL_MF_STRICT	(1 << 0)
+#define MPOL_MF_MOVE	(1 << 1)
+
+/**
+ * write_file() - write a formatted string to a (sysfs) file
+ * @path: file to write
+ * @fmt: printf format
+ *
+ * Return: 0 on success, -errno of the failing open or write otherwise.
+ */
+int write_file(const char *path, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int fd, len, ret = 0;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/**
+ * read_file() - read a small file into a NUL-terminated buffer
+ * @path: file to read
+ * @buf: destination
+ * @len: size of @buf
+ *
+ * Return: bytes read, or -errno.
+ */
+int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+/**
+ * read_long() - read a file holding one integer
+ * @path: file to read
+ *
+ * Return: the value, or LONG_MIN if the file cannot be read.
+ */
+long read_long(const char *path)
+{
+	char buf[64];
+
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -__LONG_MAX__ - 1;
+	return strtol(buf, NULL, 0);
+}
+
+/**
+ * vmstat() - one counter of a vmstat-format file
+ * @file: "/proc/vmstat" or a node's vmstat file
+ * @name: counter name
+ *
+ * Return: the counter, or -1 if it is not there.
+ */
+long vmstat(const char *file, const char *name)
+{
+	char key[128];
+	long val, ret = -1;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %ld", key, &val) == 2) {
+		if (!strcmp(key, name)) {
+			ret = val;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/**
+ * node_phys_range() - physical address range spanned by a node's memory blocks
+ * @nid: node
+ * @start: first byte
+ * @end: one past the last byte
+ *
+ * Return: 0, or -1 if the node has no memory blocks.
+ */
+int node_phys_range(int nid, unsigned long *start, unsigned long *end)
+{
+	unsigned long bs, lo = -1UL, hi = 0, idx;
+	char path[128], buf[64];
+	struct dirent *d;
+	DIR *dir;
+
+	if (read_file("/sys/devices/system/memory/block_size_bytes", buf, sizeof(buf)) < 0)
+		return -1;
+	bs = strtoul(buf, NULL, 16);
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", nid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (sscanf(d->d_name, "memory%lu", &idx) != 1)
+			continue;
+		if (idx * bs < lo)
+			lo = idx * bs;
+		if ((idx + 1) * bs > hi)
+			hi = (idx + 1) * bs;
+	}
+	closedir(dir);
+	if (hi <= lo)
+		return -1;
+	*start = lo;
+	*end = hi;
+	return 0;
+}
+
+/**
+ * node_mem_total_kb() - MemTotal of a node
+ * @nid: node
+ *
+ * Return: kB, or -1.
+ */
+long node_mem_total_kb(int nid)
+{
+	char path[128], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d MemTotal: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/**
+ * parse_nodelist() - parse a "0-1,3" style list
+ * @list: the text
+ * @nodes: set to true for each listed node
+ * @max: size of @nodes
+ *
+ * Return: number of nodes listed.
+ */
+int parse_nodelist(const char *list, bool *nodes, int max)
+{
+	const char *p = list;
+	int n = 0;
+
+	memset(nodes, 0, max * sizeof(*nodes));
+	while (*p >= '0' && *p <= '9') {
+		char *q;
+		long a = strtol(p, &q, 10), b = a;
+
+		if (*q == '-')
+			b = strtol(q + 1, &q, 10);
+		for (; a <= b && a < max; a++, n++)
+			nodes[a] = true;
+		p = *q == ',' ? q + 1 : q;
+	}
+	return n;
+}
+
+/**
+ * mem_tier_of() - memory tier id holding a node
+ * @nid: node
+ *
+ * Return: the N of /sys/devices/virtual/memory_tiering/memory_tierN, or -1.
+ */
+int mem_tier_of(int nid)
+{
+	const char *base = "/sys/devices/virtual/memory_tiering";
+	bool nodes[MAX_NODES];
+	char path[512], buf[256];
+	struct dirent *d;
+	int tier, ret = -1;
+	DIR *dir = opendir(base);
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (sscanf(d->d_name, "memory_tier%d", &tier) != 1)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/nodelist", base, d->d_name);
+		if (read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		parse_nodelist(buf, nodes, MAX_NODES);
+		if (nid < MAX_NODES && nodes[nid])
+			ret = tier;
+	}
+	closedir(dir);
+	return ret;
+}
+
+static long mbind_node(void *buf, size_t len, int mode, int nid, unsigned int flags)
+{
+	unsigned long mask = nid >= 0 ? 1UL << nid : 0;
+
+	return syscall(SYS_mbind, buf, len, mode, nid >= 0 ? &mask : NULL,
+		       nid >= 0 ? sizeof(mask) * 8 : 0, flags);
+}
+
+/**
+ * alloc_on_node() - anonymous memory, faulted in on one node
+ * @len: bytes (multiple of the page size)
+ * @nid: node to fault the pages on
+ *
+ * The pages are faulted under MPOL_BIND to @nid, then the policy is reset to
+ * default, so later migrations are not held back by it.
+ *
+ * Return: the mapping, or NULL.
+ */
+void *alloc_on_node(size_t len, int nid)
+{
+	void *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED)
+		return NULL;
+	madvise(buf, len, MADV_NOHUGEPAGE);
+	if (mbind_node(buf, len, MPOL_BIND, nid, 0) ||
+	    (memset(buf, 1, len), mbind_node(buf, len, MPOL_DEFAULT, -1, 0))) {
+		munmap(buf, len);
+		return NULL;
+	}
+	return buf;
+}
+
+/**
+ * move_to_node() - migrate a range to one node with move_pages(2)
+ * @buf: start
+ * @len: bytes
+ * @nid: destination
+ *
+ * Return: number of pages not on @nid afterwards, or -1.
+ */
+int move_to_node(void *buf, size_t len, int nid)
+{
+	long ps = sysconf(_SC_PAGESIZE), n = len / ps, i, left = 0;
+	void **pages = calloc(n, sizeof(*pages));
+	int *nodes = calloc(n, sizeof(int)), *status = calloc(n, sizeof(int));
+
+	if (!pages || !nodes || !status) {
+		left = -1;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		pages[i] = (char *)buf + i * ps;
+		nodes[i] = nid;
+	}
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, 0) < 0) {
+		left = -1;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		left += status[i] != nid;
+out:
+	free(pages);
+	free(nodes);
+	free(status);
+	return left;
+}
+
+/**
+ * count_pages_per_node() - where the pages of a range are
+ * @buf: start
+ * @len: bytes
+ * @counts: MAX_NODES entries, filled with the number of pages per node
+ *
+ * Uses move_pages(2) with a NULL node array, which only queries.
+ *
+ * Return: pages whose node could not be determined, or -1.
+ */
+int count_pages_per_node(void *buf, size_t len, long *counts)
+{
+	long ps = sysconf(_SC_PAGESIZE), n = len / ps, i;
+	void **pages = calloc(n, sizeof(*pages));
+	int *status = calloc(n, sizeof(int)), bad = 0;
+
+	memset(counts, 0, MAX_NODES * sizeof(*counts));
+	if (!pages || !status) {
+		bad = -1;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		pages[i] = (char *)buf + i * ps;
+	if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0) < 0) {
+		bad = -1;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (status[i] >= 0 && status[i] < MAX_NODES)
+			counts[status[i]]++;
+		else
+			bad++;
+	}
+out:
+	free(pages);
+	free(status);
+	return bad;
+}
+
+/**
+ * fill_pattern() - write a seed-dependent pattern, one word per 64 bytes
+ * @buf: start
+ * @len: bytes
+ * @seed: pattern seed
+ */
+void fill_pattern(void *buf, size_t len, unsigned int seed)
+{
+	unsigned long *p = buf;
+	size_t i;
+
+	for (i = 0; i < len / sizeof(*p); i += 8)
+		p[i] = (i * 2654435761UL) ^ seed;
+}
+
+/**
+ * check_pattern() - verify what fill_pattern() wrote
+ * @buf: start
+ * @len: bytes
+ * @seed: pattern seed
+ *
+ * Return: true if intact.
+ */
+bool check_pattern(void *buf, size_t len, unsigned int seed)
+{
+	unsigned long *p = buf;
+	size_t i;
+
+	for (i = 0; i < len / sizeof(*p); i += 8)
+		if (p[i] != ((i * 2654435761UL) ^ seed))
+			return false;
+	return true;
+}
+
+#define KD	DAMON_ADMIN "/kdamonds/0"
+#define CTX	KD "/contexts/0"
+
+static int damon_scheme_setup(int i, const struct damos_cfg *c)
+{
+	char d[256], p[320];
+	int err = 0;
+
+	snprintf(d, sizeof(d), CTX "/schemes/%d", i);
+#define W(file, fmt, ...) do {						\
+		snprintf(p, sizeof(p), "%s/%s", d, file);		\
+		err = err ? err : write_file(p, fmt, __VA_ARGS__);	\
+	} while (0)
+	W("action", "%s", c->action);
+	W("target_nid", "%d", c->target_nid);
+	W("access_pattern/sz/min", "%d", 0);
+	W("access_pattern/sz/max", "%lu", c->end - c->start);
+	W("access_pattern/nr_accesses/max", "%u", c->max_nr_accesses);
+	W("access_pattern/nr_accesses/min", "%u", c->min_nr_accesses);
+	W("access_pattern/age/max", "%u", 4000000000U);
+	W("access_pattern/age/min", "%u", c->min_age);
+#undef W
+	return err;
+}
+
+/**
+ * damon_start() - start one kdamond, one paddr context, one region per scheme
+ * @schemes: the schemes, in ascending order of their regions
+ * @nr_schemes: number of schemes
+ *
+ * Region i is [@schemes[i].start, @schemes[i].end).  DAMOS applies every
+ * scheme to every region; a migration towards the node a page already sits
+ * on is a no-op, so a migrate_cold scheme for node0 and a migrate_hot scheme
+ * for node2 can share the context.  Sampling 5 ms, aggregation 100 ms.
+ *
+ * Return: 0, or -errno of the first failing sysfs write.
+ */
+int damon_start(const struct damos_cfg *schemes, int nr_schemes)
+{
+	char p[256];
+	int err;
+
+	err = write_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", "1");
+	err = err ? err : write_file(KD "/contexts/nr_contexts", "1");
+	err = err ? err : write_file(CTX "/operations", "paddr");
+	err = err ? err : write_file(CTX "/monitoring_attrs/intervals/sample_us", "5000");
+	err = err ? err : write_file(CTX "/monitoring_attrs/intervals/aggr_us", "100000");
+	err = err ? err : write_file(CTX "/monitoring_attrs/intervals/update_us", "1000000");
+	err = err ? err : write_file(CTX "/targets/nr_targets", "1");
+	err = err ? err : write_file(CTX "/targets/0/regions/nr_regions", "%d", nr_schemes);
+	for (int i = 0; i < nr_schemes && !err; i++) {
+		snprintf(p, sizeof(p), CTX "/targets/0/regions/%d/end", i);
+		err = write_file(p, "%lu", schemes[i].end);
+		snprintf(p, sizeof(p), CTX "/targets/0/regions/%d/start", i);
+		err = err ? err : write_file(p, "%lu", schemes[i].start);
+	}
+	err = err ? err : write_file(CTX "/schemes/nr_schemes", "%d", nr_schemes);
+	for (int i = 0; i < nr_schemes && !err; i++)
+		err = damon_scheme_setup(i, &schemes[i]);
+	return err ? err : write_file(KD "/state", "on");
+}
+
+/**
+ * damon_stop() - stop the kdamond and remove it
+ *
+ * Return: 0, or -errno.
+ */
+int damon_stop(void)
+{
+	char buf[16];
+
+	if (read_file(KD "/state", buf, sizeof(buf)) > 0 && !strncmp(buf, "on", 2))
+		write_file(KD "/state", "off");
+	return write_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", "0");
+}
+
+/**
+ * damon_scheme_stat() - refresh and read one stat of a running scheme
+ * @scheme: scheme index
+ * @stat: "nr_tried", "sz_applied", ...
+ *
+ * Return: the stat, or -1.
+ */
+long damon_scheme_stat(int scheme, const char *stat)
+{
+	char p[256];
+
+	if (write_file(KD "/state", "update_schemes_stats"))
+		return -1;
+	snprintf(p, sizeof(p), CTX "/schemes/%d/stats/%s", scheme, stat);
+	return read_long(p);
+}
