@@ -21,7 +21,7 @@ export KBUILD_BUILD_TIMESTAMP="2024-11-17" KBUILD_BUILD_USER=lab KBUILD_BUILD_HO
 MAKE=(make -C "$SRC" O="$OBJ" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc")
 
 mkdir -p "$OBJ"
-stamp=$(cat "${FRAGS[@]}" "$SRC/mm/Kconfig.tiering" 2>/dev/null | sha1sum | cut -c1-40)
+stamp=$(cat "${FRAGS[@]}" "$SRC/mm/tiering/Kconfig" 2>/dev/null | sha1sum | cut -c1-40)
 if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.fragments.sha1" 2>/dev/null)" != "$stamp" ]; then
 	echo "build: merging config fragments: ${FRAGS[*]#"$REPO/"}"
 	(cd "$SRC" && scripts/kconfig/merge_config.sh -n -O "$OBJ" "${FRAGS[@]}" >"$OBJ/merge_config.log" 2>&1) ||

@@ -52,7 +52,7 @@ done < <(grep -v -e '^#' -e '^[[:space:]]*$' "$REPO/patches/series")
 mapfile -t NEW < <(cd "$REPO" && git ls-files --cached --others --exclude-standard \
 	mm kernel include Documentation tools/testing/selftests/mm/tiering |
 	grep -E '\.(c|h|rst)$')
-for f in "${NEW[@]}" mm/Kconfig.tiering; do
+for f in "${NEW[@]}" mm/tiering/Kconfig; do
 	if scripts/checkpatch.pl --strict -q --no-tree -f "$f" > "$OUT/checkpatch.log" 2>&1; then
 		result "host/checkpatch/$f" pass
 	else

@@ -7,20 +7,21 @@
 #
 # WORKLOAD (demo-hotcold) puts a hot set on the slow node and a cold set on a
 # fast node.  One kdamond, paddr operations, one target whose regions are the
-# physical ranges of both nodes, and two schemes, each limited to its node
-# by an address filter:
-#   0: migrate_cold, node0 -> node2, regions not accessed for COLD_AGE_MS
-#   1: migrate_hot,  node2 -> node0, regions accessed at all
+# physical ranges of both nodes, and two schemes, each kept off the other
+# node by an address filter and checking each page with a "young" filter:
+#   0: migrate_cold, node0 -> node2: regions idle for COLD_AGE_MS, old pages
+#   1: migrate_hot,  node2 -> node0: regions accessed at all, young pages
 # Every PERIOD_S it prints where each set's pages are, the migration
 # counters of /proc/vmstat and the stats of both schemes; it stops when both
 # sets are at least PASS_PCT% on their new node, or after MAX_S.  Exit 0 if
-# they are, 1 if not.
+# they are, 1 if not.  Under TCG each fork costs ~0.1 s: the reporting uses
+# bash builtins where it can.
 set -u
 WORKLOAD=${1:?usage: demo-guest.sh WORKLOAD}
 HOT_MIB=64 COLD_MIB=128
 FAST=0 SLOW=2
 SAMPLE_US=5000 AGGR_US=100000 UPDATE_US=1000000
-COLD_AGE_MS=3000
+COLD_AGE_MS=3000 COLD_APPLY_US=1000000
 PERIOD_S=3 MAX_S=90 PASS_PCT=95
 ADMIN=/sys/kernel/mm/damon/admin
 KD=$ADMIN/kdamonds/0
@@ -30,6 +31,8 @@ VMSTAT_KEYS="pgmigrate_success pgmigrate_fail pgdemote_kswapd pgdemote_direct
 	pgpromote_success numa_pages_migrated numa_hint_faults"
 ULONG_MAX=18446744073709551615
 UINT_MAX=4294967295
+
+declare -A P V V0
 
 die()
 {
@@ -60,98 +63,108 @@ node_ranges()
 	done
 }
 
-# vmstat: the counters of VMSTAT_KEYS, as "key value" lines.
-vmstat()
+# snapshot: read the workload's latest report into P[set.key] (the workload
+# replaces it by rename, so one read sees one report) and /proc/vmstat
+# into V[key].
+snapshot()
 {
-	local k
+	local set rest kv k v
 
-	for k in $VMSTAT_KEYS; do
-		echo "$k $(awk -v k=$k '$1 == k { print $2 }' /proc/vmstat)"
-	done
-}
-
-# placement SET: "<pages> <on node0> <on node1> <on node2>" of SET.
-placement()
-{
-	awk -v set=$1 '$1 == set {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		print v["pages"], v["node0"] + 0, v["node1"] + 0, v["node2"] + 0
-	}' $STATUS
+	while read -r set rest; do
+		for kv in $rest; do
+			P[$set.${kv%=*}]=${kv#*=}
+		done
+	done < $STATUS
+	while read -r k v; do
+		V[$k]=$v
+	done < /proc/vmstat
 }
 
 # show_set LABEL SET: one line with SET's pages per node.
 show_set()
 {
-	local pages n0 n1 n2
+	local pages=${P[$2.pages]} n0=${P[$2.node0]} n1=${P[$2.node1]} n2=${P[$2.node2]}
 
-	read -r pages n0 n1 n2 <<< "$(placement $2)"
 	printf '%s %-4s %5d pages: node0 %5d (%3d%%)  node1 %5d  node2 %5d (%3d%%)\n' \
-		"$1" $2 $pages $n0 $((n0 * 100 / pages)) $n1 $n2 \
-		$((n2 * 100 / pages))
+		"$1" $2 $pages $n0 $((n0 * 100 / pages)) $n1 $n2 $((n2 * 100 / pages))
 }
 
-# pct SET NID: the percentage of SET's pages on node NID.
+# pct SET NID: the percentage of SET's pages on node NID, in $REPLY.
 pct()
 {
-	local pages n0 n1 n2 n
-
-	read -r pages n0 n1 n2 <<< "$(placement $1)"
-	eval n=\$n$2
-	echo $((n * 100 / pages))
+	REPLY=$((P[$1.node$2] * 100 / P[$1.pages]))
 }
 
-# scheme_stat IDX FILE: a stats file of scheme IDX.
-scheme_stat()
+# moved: both sets are at least PASS_PCT% on their new node.
+moved()
 {
-	cat $CTX/schemes/$1/stats/$2
+	pct hot $FAST
+	[ $REPLY -ge $PASS_PCT ] || return 1
+	pct cold $SLOW
+	[ $REPLY -ge $PASS_PCT ]
 }
 
+# show_vmstat LABEL: the VMSTAT_KEYS deltas since the start.
+show_vmstat()
+{
+	local k line="$1 vmstat:"
+
+	for k in $VMSTAT_KEYS; do
+		line+=" $k +$((${V[$k]:-0} - ${V0[$k]:-0}))"
+	done
+	echo "$line"
+}
+
+# show_schemes LABEL: the stats of both schemes, as last updated.
 show_schemes()
 {
-	local i
+	local i d action nt st na sa
 
-	w update_schemes_stats $KD/state
 	for i in 0 1; do
-		printf '%s damos %-12s tried %6d regions %7d KiB, applied %6d regions %7d KiB\n' \
-			"$1" $(cat $CTX/schemes/$i/action) \
-			$(scheme_stat $i nr_tried) $(($(scheme_stat $i sz_tried) / 1024)) \
-			$(scheme_stat $i nr_applied) $(($(scheme_stat $i sz_applied) / 1024))
+		d=$CTX/schemes/$i
+		read -r action < $d/action
+		read -r nt < $d/stats/nr_tried
+		read -r st < $d/stats/sz_tried
+		read -r na < $d/stats/nr_applied
+		read -r sa < $d/stats/sz_applied
+		printf '%s damos %-12s tried %5d regions %8d KiB, applied %5d regions %6d KiB\n' \
+			"$1" $action $nt $((st / 1024)) $na $((sa / 1024))
 	done
 }
 
-# show_vmstat LABEL BASE: the VMSTAT_KEYS deltas since BASE (a vmstat output).
-show_vmstat()
-{
-	echo "$1 vmstat:$(vmstat | awk -v base="$2" 'BEGIN {
-		n = split(base, line, "\n")
-		for (i = 1; i <= n; i++) { split(line[i], kv, " "); b[kv[1]] = kv[2] }
-	} { printf " %s +%d", $1, $2 - b[$1] }')"
-}
-
-# scheme DIR ACTION TARGET_NID NR_MIN NR_MAX AGE_MIN START END: set up the
-# scheme at DIR, acting only on [START, END).
+# scheme DIR ACTION TARGET_NID NR_MIN NR_MAX AGE_MIN APPLY_US START END YOUNG:
+# set up the scheme at DIR, acting on all regions but those in [START, END),
+# on pages that are young (YOUNG=N: exclude the not young) or not (Y).
 scheme()
 {
 	w $2 $1/action
 	w $3 $1/target_nid
+	w $7 $1/apply_interval_us
 	w 0 $1/access_pattern/sz/min
 	w $ULONG_MAX $1/access_pattern/sz/max
 	w $4 $1/access_pattern/nr_accesses/min
 	w $5 $1/access_pattern/nr_accesses/max
 	w $6 $1/access_pattern/age/min
 	w $UINT_MAX $1/access_pattern/age/max
-	# in 6.12 a filter excludes what it matches (matching Y) or what it
-	# does not match (matching N): this one excludes all but [START, END)
-	w 1 $1/filters/nr_filters
+	w 2 $1/filters/nr_filters
+	# A 6.12 filter excludes what it matches (matching Y) or what it does
+	# not (N).  Not N here: paddr re-checks every filter per folio and
+	# takes an addr filter as "not matched", so addr + N excludes all.
 	w addr $1/filters/0/type
-	w $7 $1/filters/0/addr_start
-	w $8 $1/filters/0/addr_end
-	w N $1/filters/0/matching
+	w $8 $1/filters/0/addr_start
+	w $9 $1/filters/0/addr_end
+	w Y $1/filters/0/matching
+	# Both schemes are applied in one pass with the same region stats, and
+	# the pages one moves land in freed space whose region stats describe
+	# the pages that were there: without a per-page check, migrate_hot
+	# sends freshly demoted cold pages straight back, and vice versa.
+	w young $1/filters/1/type
+	w ${10} $1/filters/1/matching
 }
 
 damon_setup()
 {
-	local ranges fast slow i=0
+	local ranges fast slow start end i=0
 
 	fast=$(node_ranges $FAST)
 	slow=$(node_ranges $SLOW)
@@ -167,18 +180,19 @@ damon_setup()
 	w 1 $CTX/targets/nr_targets
 	w $(echo "$ranges" | wc -l) $CTX/targets/0/regions/nr_regions
 	while read -r start end; do
-		echo "region $i: [$(printf '%#x' $start), $(printf '%#x' $end))"
+		printf 'demo: region %d: [%#x, %#x)\n' $i $start $end
 		w $start $CTX/targets/0/regions/$i/start
 		w $end $CTX/targets/0/regions/$i/end
 		i=$((i + 1))
 	done <<< "$ranges"
 
 	w 2 $CTX/schemes/nr_schemes
-	# a node's span: from its first range's start to its last range's end
+	# each scheme excludes the other node's span (its first range's start
+	# to its last range's end)
 	scheme $CTX/schemes/0 migrate_cold $SLOW 0 0 $((COLD_AGE_MS * 1000 / AGGR_US)) \
-		$(echo "$fast" | head -1 | cut -d' ' -f1) $(echo "$fast" | tail -1 | cut -d' ' -f2)
+		$COLD_APPLY_US ${slow%% *} ${slow##* } Y
 	scheme $CTX/schemes/1 migrate_hot $FAST 1 $UINT_MAX 0 \
-		$(echo "$slow" | head -1 | cut -d' ' -f1) $(echo "$slow" | tail -1 | cut -d' ' -f2)
+		0 ${fast%% *} ${fast##* } N
 	w on $KD/state
 	[ "$(cat $KD/state)" = on ] || die "kdamond did not start"
 }
@@ -204,25 +218,30 @@ for i in $(seq 300); do
 	sleep 0.1
 done
 [ -s $STATUS ] || die "workload did not report"
+snapshot
+for k in "${!V[@]}"; do
+	V0[$k]=${V[$k]}
+done
 init_hot=$(show_set "initial" hot)
 init_cold=$(show_set "initial" cold)
 echo "$init_hot"
 echo "$init_cold"
-vm0=$(vmstat)
 
 damon_setup
 start=$SECONDS
-echo "demo: kdamond $(cat $KD/pid) on; sample ${SAMPLE_US}us aggr ${AGGR_US}us," \
-	"cold = 0 accesses for ${COLD_AGE_MS}ms, hot = >= 1 access"
+echo "demo: kdamond $(cat $KD/pid) on; sample ${SAMPLE_US}us aggr ${AGGR_US}us;" \
+	"cold: 0 accesses for ${COLD_AGE_MS}ms, hot: >= 1 access"
 
 while :; do
 	sleep $PERIOD_S
+	w update_schemes_stats $KD/state
+	snapshot
 	t=$(printf '[%3ds]' $((SECONDS - start)))
 	show_set "$t" hot
 	show_set "$t" cold
-	show_vmstat "$t" "$vm0"
+	show_vmstat "$t"
 	show_schemes "$t"
-	if [ $(pct hot $FAST) -ge $PASS_PCT ] && [ $(pct cold $SLOW) -ge $PASS_PCT ]; then
+	if moved; then
 		echo "demo: both sets moved after $((SECONDS - start))s"
 		break
 	fi
@@ -230,24 +249,28 @@ while :; do
 done
 
 w update_schemes_stats $KD/state
+w off $KD/state
 echo
 echo "=== summary ($((SECONDS - start))s of DAMON) ==="
+sleep 2		# a report made with DAMON off
+snapshot
 echo "$init_hot"
 show_set "final  " hot
 echo "$init_cold"
 show_set "final  " cold
-cold_pages=$(($(scheme_stat 0 sz_applied) / 4096))
-hot_pages=$(($(scheme_stat 1 sz_applied) / 4096))
-echo "DAMOS migrate_cold node$FAST->node$SLOW: $cold_pages pages ($(scheme_stat 0 nr_applied) regions)"
-echo "DAMOS migrate_hot  node$SLOW->node$FAST: $hot_pages pages ($(scheme_stat 1 nr_applied) regions)"
-show_vmstat "since start," "$vm0"
-echo "(pgmigrate_success counts both directions; the cold scheme also moves" \
+read -r sz_cold < $CTX/schemes/0/stats/sz_applied
+read -r sz_hot < $CTX/schemes/1/stats/sz_applied
+echo "DAMOS migrate_cold node$FAST->node$SLOW: $((sz_cold / 4096)) pages"
+echo "DAMOS migrate_hot  node$SLOW->node$FAST: $((sz_hot / 4096)) pages"
+show_vmstat "since start,"
+echo "(pgmigrate_success counts both directions; migrate_cold also moves" \
 	"other idle pages of node$FAST, e.g. page cache)"
-w off $KD/state
 
-hot_pct=$(pct hot $FAST)
-cold_pct=$(pct cold $SLOW)
-if [ $hot_pct -ge $PASS_PCT ] && [ $cold_pct -ge $PASS_PCT ]; then
+pct hot $FAST
+hot_pct=$REPLY
+pct cold $SLOW
+cold_pct=$REPLY
+if moved; then
 	echo "PASS: hot set ${hot_pct}% on node$FAST, cold set ${cold_pct}% on node$SLOW"
 	exit 0
 fi

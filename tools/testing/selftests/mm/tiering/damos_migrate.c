@@ -18,7 +18,7 @@
 #include "tiering_util.h"
 
 #define SET_SIZE	(32UL << 20)
-#define WAIT_S		150
+#define WAIT_S		240
 #define FAST_NODE	0
 #define SLOW_NODE	2
 
@@ -105,7 +105,7 @@ TEST_F_TIMEOUT(damos, migrate_cold_node0_to_node2, WAIT_S + 60)
 
 struct toucher {
 	char *buf;
-	volatile int stop;
+	int stop;
 };
 
 static void *touch_loop(void *arg)
@@ -113,9 +113,9 @@ static void *touch_loop(void *arg)
 	struct toucher *t = arg;
 	long ps = getpagesize();
 
-	while (!t->stop)
+	while (!READ_ONCE(t->stop))
 		for (size_t off = 0; off < SET_SIZE; off += ps)
-			((volatile char *)t->buf)[off + 8]++;
+			WRITE_ONCE(t->buf[off + 8], t->buf[off + 8] + 1);
 	return NULL;
 }
 
@@ -139,7 +139,7 @@ TEST_F_TIMEOUT(damos, migrate_hot_node2_to_node0, WAIT_S + 60)
 	ASSERT_EQ(pthread_create(&th, NULL, touch_loop, &t), 0);
 	ASSERT_EQ(damon_start(&hot, 1), 0);
 	EXPECT_GE(wait_for_node(_metadata, self->buf, FAST_NODE), npages * 9 / 10);
-	t.stop = 1;
+	WRITE_ONCE(t.stop, 1);
 	pthread_join(th, NULL);
 	count_pages_per_node(self->buf, SET_SIZE, counts);
 	EXPECT_EQ(counts[1], 0);

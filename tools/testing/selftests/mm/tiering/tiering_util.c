@@ -18,8 +18,6 @@
 
 #define MPOL_DEFAULT	0
 #define MPOL_BIND	2
-#define MPOL_MF_STRICT	(1 << 0)
-#define MPOL_MF_MOVE	(1 << 1)
 
 /**
  * write_file() - write a formatted string to a (sysfs) file
@@ -403,7 +401,8 @@ static int damon_scheme_setup(int i, const struct damos_cfg *c)
  * Region i is [@schemes[i].start, @schemes[i].end).  DAMOS applies every
  * scheme to every region; a migration towards the node a page already sits
  * on is a no-op, so a migrate_cold scheme for node0 and a migrate_hot scheme
- * for node2 can share the context.  Sampling 5 ms, aggregation 100 ms.
+ * for node2 can share the context.  Sampling 5 ms, aggregation 100 ms,
+ * 100 to 1000 regions (about 20 MiB per region on a 2 GiB node at first).
  *
  * Return: 0, or -errno of the first failing sysfs write.
  */
@@ -418,6 +417,8 @@ int damon_start(const struct damos_cfg *schemes, int nr_schemes)
 	err = err ? err : write_file(CTX "/monitoring_attrs/intervals/sample_us", "5000");
 	err = err ? err : write_file(CTX "/monitoring_attrs/intervals/aggr_us", "100000");
 	err = err ? err : write_file(CTX "/monitoring_attrs/intervals/update_us", "1000000");
+	err = err ? err : write_file(CTX "/monitoring_attrs/nr_regions/max", "1000");
+	err = err ? err : write_file(CTX "/monitoring_attrs/nr_regions/min", "100");
 	err = err ? err : write_file(CTX "/targets/nr_targets", "1");
 	err = err ? err : write_file(CTX "/targets/0/regions/nr_regions", "%d", nr_schemes);
 	for (int i = 0; i < nr_schemes && !err; i++) {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/compiler.h>
 
 #define DAMON_ADMIN	"/sys/kernel/mm/damon/admin"
 #define MAX_NODES	64
@@ -33,8 +34,7 @@ struct damos_cfg {
 	unsigned int min_age;
 };
 
-int write_file(const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+__printf(2, 3) int write_file(const char *path, const char *fmt, ...);
 int read_file(const char *path, char *buf, size_t len);
 long read_long(const char *path);
 long vmstat(const char *file, const char *name);

@@ -46,6 +46,16 @@ TEST(node2_in_lower_tier)
 	EXPECT_GT(t2, t0);
 }
 
+/* per-cpu counter deltas that /proc/vmstat may not show yet (2 CPUs) */
+#define VMSTAT_SLACK	256
+
+static long pgdemote(void)
+{
+	return vmstat("/proc/vmstat", "pgdemote_kswapd") +
+	       vmstat("/proc/vmstat", "pgdemote_direct") +
+	       vmstat("/proc/vmstat", "pgdemote_khugepaged");
+}
+
 FIXTURE(demotion) {
 	char saved[16];
 };
@@ -74,8 +84,7 @@ TEST_F_TIMEOUT(demotion, node0_and_node1_demote_to_node2, 300)
 	for (int nid = 0; nid <= 1; nid++) {
 		long total = node_mem_total_kb(nid) * 1024L, counts[MAX_NODES];
 		size_t len = total + (128L << 20);
-		long d0 = vmstat("/proc/vmstat", "pgdemote_direct") +
-			  vmstat("/proc/vmstat", "pgdemote_kswapd");
+		long d0 = pgdemote();
 		unsigned long mask = 1UL << nid;
 		char *buf;
 		long demoted;
@@ -88,18 +97,18 @@ TEST_F_TIMEOUT(demotion, node0_and_node1_demote_to_node2, 300)
 		ASSERT_EQ(syscall(SYS_mbind, buf, len, MPOL_BIND, &mask,
 				  sizeof(mask) * 8, 0), 0);
 		fill_pattern(buf, len, nid);
-		demoted = vmstat("/proc/vmstat", "pgdemote_direct") +
-			  vmstat("/proc/vmstat", "pgdemote_kswapd") - d0;
 		/* pages still under migration have no node yet: let it settle */
 		for (int i = 0; i < 30 && count_pages_per_node(buf, len, counts); i++)
 			sleep(1);
 		ASSERT_EQ(count_pages_per_node(buf, len, counts), 0);
+		demoted = pgdemote() - d0;
 		TH_LOG("bound to node%d, %zu MiB: node0 %ld node1 %ld node2 %ld pages, %ld demoted",
 		       nid, len >> 20, counts[0], counts[1], counts[2], demoted);
 		EXPECT_TRUE(check_pattern(buf, len, nid));
 		EXPECT_GT(counts[SLOW_NODE], 0);
 		EXPECT_EQ(counts[!nid], 0);
-		EXPECT_GE(demoted, counts[SLOW_NODE]);
+		/* per-cpu vmstat deltas not yet folded: a small margin */
+		EXPECT_GE(demoted + VMSTAT_SLACK, counts[SLOW_NODE]);
 		munmap(buf, len);
 	}
 }
