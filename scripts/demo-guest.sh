@@ -14,8 +14,9 @@
 # Every PERIOD_S it prints where each set's pages are, the migration
 # counters of /proc/vmstat and the stats of both schemes; it stops when both
 # sets are at least PASS_PCT% on their new node, or after MAX_S.  Exit 0 if
-# they are, 1 if not.  Under TCG each fork costs ~0.1 s: the reporting uses
-# bash builtins where it can.
+# they are and the schemes' stats account for the pages moved, 1 if not.
+# Under TCG each fork costs ~0.1 s: the reporting uses bash builtins where
+# it can.
 set -u
 WORKLOAD=${1:?usage: demo-guest.sh WORKLOAD}
 HOT_MIB=64 COLD_MIB=128
@@ -31,6 +32,7 @@ VMSTAT_KEYS="pgmigrate_success pgmigrate_fail pgdemote_kswapd pgdemote_direct
 	pgpromote_success numa_pages_migrated numa_hint_faults"
 ULONG_MAX=18446744073709551615
 UINT_MAX=4294967295
+PAGE_SIZE=$(getconf PAGESIZE)
 
 declare -A P V V0
 
@@ -65,19 +67,21 @@ node_ranges()
 
 # snapshot: read the workload's latest report into P[set.key] (the workload
 # replaces it by rename, so one read sees one report) and /proc/vmstat
-# into V[key].
+# into V[key].  /proc/vmstat is read whole first: bash's line reads seek
+# back, and a seq_file regenerated with new values tears lines.
 snapshot()
 {
-	local set rest kv k v
+	local set rest kv k v vmstat
 
 	while read -r set rest; do
 		for kv in $rest; do
 			P[$set.${kv%=*}]=${kv#*=}
 		done
 	done < $STATUS
+	read -r -d '' vmstat < /proc/vmstat
 	while read -r k v; do
 		V[$k]=$v
-	done < /proc/vmstat
+	done <<< "$vmstat"
 }
 
 # show_set LABEL SET: one line with SET's pages per node.
@@ -178,7 +182,7 @@ damon_setup()
 	w $AGGR_US $CTX/monitoring_attrs/intervals/aggr_us
 	w $UPDATE_US $CTX/monitoring_attrs/intervals/update_us
 	w 1 $CTX/targets/nr_targets
-	w $(echo "$ranges" | wc -l) $CTX/targets/0/regions/nr_regions
+	w "$(echo "$ranges" | wc -l)" $CTX/targets/0/regions/nr_regions
 	while read -r start end; do
 		printf 'demo: region %d: [%#x, %#x)\n' $i $start $end
 		w $start $CTX/targets/0/regions/$i/start
@@ -205,7 +209,7 @@ cleanup()
 trap cleanup EXIT
 
 echo "demo: $(uname -r); tiers: $(for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
-	printf '%s=node%s ' ${t##*/} $(cat $t/nodelist); done)"
+	printf '%s=node%s ' ${t##*/} "$(cat $t/nodelist)"; done)"
 # NUMA balancing would move pages too: keep it off so that DAMOS alone does
 echo 0 > /proc/sys/kernel/numa_balancing
 
@@ -224,6 +228,8 @@ for k in "${!V[@]}"; do
 done
 init_hot=$(show_set "initial" hot)
 init_cold=$(show_set "initial" cold)
+init_hot_fast=${P[hot.node$FAST]}
+init_cold_slow=${P[cold.node$SLOW]}
 echo "$init_hot"
 echo "$init_cold"
 
@@ -260,8 +266,14 @@ echo "$init_cold"
 show_set "final  " cold
 read -r sz_cold < $CTX/schemes/0/stats/sz_applied
 read -r sz_hot < $CTX/schemes/1/stats/sz_applied
-echo "DAMOS migrate_cold node$FAST->node$SLOW: $((sz_cold / 4096)) pages"
-echo "DAMOS migrate_hot  node$SLOW->node$FAST: $((sz_hot / 4096)) pages"
+cold_applied=$((sz_cold / PAGE_SIZE))
+hot_applied=$((sz_hot / PAGE_SIZE))
+cold_moved=$((${P[cold.node$SLOW]} - init_cold_slow))
+hot_moved=$((${P[hot.node$FAST]} - init_hot_fast))
+echo "cold set node$FAST->node$SLOW: $cold_moved pages;" \
+	"DAMOS migrate_cold applied to $cold_applied pages"
+echo "hot set  node$SLOW->node$FAST: $hot_moved pages;" \
+	"DAMOS migrate_hot  applied to $hot_applied pages"
 show_vmstat "since start,"
 echo "(pgmigrate_success counts both directions; migrate_cold also moves" \
 	"other idle pages of node$FAST, e.g. page cache)"
@@ -270,6 +282,10 @@ pct hot $FAST
 hot_pct=$REPLY
 pct cold $SLOW
 cold_pct=$REPLY
+if [ $hot_applied -lt $hot_moved ] || [ $cold_applied -lt $cold_moved ]; then
+	echo "FAIL: the DAMOS stats miss pages that moved"
+	exit 1
+fi
 if moved; then
 	echo "PASS: hot set ${hot_pct}% on node$FAST, cold set ${cold_pct}% on node$SLOW"
 	exit 0

@@ -12,8 +12,14 @@
  *
  *   hot pages=16384 node0=0 node1=0 node2=16384 other=0
  *
- * "other" counts pages move_pages() reports no node for.  Runs until it
- * gets SIGTERM or SIGINT.  Plain libc and raw syscalls: no libnuma.
+ * ("other": pages move_pages() reports no node for.)  Runs until it gets
+ * SIGTERM or SIGINT.  Plain libc and raw syscalls: no libnuma.
+ *
+ * Under QEMU TCG a PTE's accessed bit is set only when QEMU's software TLB
+ * is refilled, and that TLB is large: once DAMON clears the bit (without a
+ * flush), a page that stays in it looks idle however often it is touched.
+ * So every few passes the hot set is flushed from the TLB with an
+ * mprotect(2) round trip, as a small hardware TLB would have it.
  */
 #include <errno.h>
 #include <linux/mempolicy.h>
@@ -28,6 +34,8 @@
 
 #define MAX_NODES	64
 #define QUERY_CHUNK	4096
+#define FLUSH_PASSES	16
+#define NR_SETS		2	/* hot, cold */
 
 struct set {
 	const char *name;
@@ -41,6 +49,7 @@ static long page_size;
 
 static void on_signal(int sig)
 {
+	(void)sig;
 	stop = 1;
 }
 
@@ -68,6 +77,16 @@ static void set_alloc(struct set *s)
 	memset(s->mem, 1, len);
 }
 
+/* Make the next access to each page of @s refill the TLB. */
+static void set_flush_tlb(const struct set *s)
+{
+	size_t len = s->nr_pages * page_size;
+
+	if (mprotect(s->mem, len, PROT_READ) ||
+	    mprotect(s->mem, len, PROT_READ | PROT_WRITE))
+		die("mprotect");
+}
+
 /* Count the pages of @s per node; @count[MAX_NODES] is "no node". */
 static void set_where(const struct set *s, unsigned long *count)
 {
@@ -92,24 +111,28 @@ static void set_where(const struct set *s, unsigned long *count)
 }
 
 /* Replace @path with the placement of @sets, atomically. */
-static void report(const char *path, const struct set *sets, int nr_sets)
+static void report(const char *path, const struct set *sets)
 {
 	unsigned long count[MAX_NODES + 1];
 	char tmp[4096];
-	int i, nid, last;
+	int i, j, nid, last;
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f)
 		die(tmp);
-	for (i = 0; i < nr_sets; i++) {
+	for (i = 0; i < NR_SETS; i++) {
 		set_where(&sets[i], count);
+		/* print up to the last node in use or asked for */
 		last = 0;
 		for (nid = 0; nid < MAX_NODES; nid++) {
-			if (count[nid] || nid == sets[0].node ||
-			    nid == sets[1].node)
+			if (count[nid])
 				last = nid;
+		}
+		for (j = 0; j < NR_SETS; j++) {
+			if (sets[j].node > last)
+				last = sets[j].node;
 		}
 		fprintf(f, "%s pages=%lu", sets[i].name, sets[i].nr_pages);
 		for (nid = 0; nid <= last; nid++)
@@ -130,10 +153,10 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	struct set sets[2] = { { .name = "hot" }, { .name = "cold" } };
-	struct set *hot = &sets[0];
+	struct set sets[NR_SETS] = { { .name = "hot" }, { .name = "cold" } };
+	struct set *hot = &sets[0], *cold = &sets[1];
 	double last_report;
-	unsigned long i;
+	unsigned long i, passes = 0;
 
 	if (argc != 6) {
 		fprintf(stderr, "usage: %s HOT_MIB HOT_NODE COLD_MIB COLD_NODE STATUS_FILE\n",
@@ -143,27 +166,29 @@ int main(int argc, char **argv)
 	page_size = sysconf(_SC_PAGESIZE);
 	hot->nr_pages = strtoul(argv[1], NULL, 0) * (1 << 20) / page_size;
 	hot->node = atoi(argv[2]);
-	sets[1].nr_pages = strtoul(argv[3], NULL, 0) * (1 << 20) / page_size;
-	sets[1].node = atoi(argv[4]);
-	if (!hot->nr_pages || !sets[1].nr_pages ||
+	cold->nr_pages = strtoul(argv[3], NULL, 0) * (1 << 20) / page_size;
+	cold->node = atoi(argv[4]);
+	if (!hot->nr_pages || !cold->nr_pages ||
 	    hot->node < 0 || hot->node >= MAX_NODES ||
-	    sets[1].node < 0 || sets[1].node >= MAX_NODES) {
+	    cold->node < 0 || cold->node >= MAX_NODES) {
 		fprintf(stderr, "demo-hotcold: bad sizes or nodes\n");
 		return 2;
 	}
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 
-	set_alloc(&sets[0]);
-	set_alloc(&sets[1]);
-	report(argv[5], sets, 2);
+	set_alloc(hot);
+	set_alloc(cold);
+	report(argv[5], sets);
 	last_report = now();
 
 	while (!stop) {
 		for (i = 0; i < hot->nr_pages && !stop; i++)
 			((volatile char *)hot->mem)[i * page_size]++;
+		if (++passes % FLUSH_PASSES == 0)
+			set_flush_tlb(hot);
 		if (now() - last_report >= 1) {
-			report(argv[5], sets, 2);
+			report(argv[5], sets);
 			last_report = now();
 		}
 	}

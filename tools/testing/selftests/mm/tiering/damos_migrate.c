@@ -113,9 +113,20 @@ static void *touch_loop(void *arg)
 	struct toucher *t = arg;
 	long ps = getpagesize();
 
-	while (!READ_ONCE(t->stop))
+	for (unsigned long pass = 0; !READ_ONCE(t->stop); pass++) {
 		for (size_t off = 0; off < SET_SIZE; off += ps)
 			WRITE_ONCE(t->buf[off + 8], t->buf[off + 8] + 1);
+		/*
+		 * DAMON clears accessed bits without a TLB flush; QEMU TCG
+		 * sets them again only on a TLB refill, and its TLB holds the
+		 * whole set.  Force refills now and then, as a busy machine's
+		 * TLB pressure would.
+		 */
+		if (pass % 16 == 15) {
+			mprotect(t->buf, SET_SIZE, PROT_READ);
+			mprotect(t->buf, SET_SIZE, PROT_READ | PROT_WRITE);
+		}
+	}
 	return NULL;
 }
 

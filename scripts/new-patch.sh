@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Turn edits made in build/linux to upstream files into a patch of the series.
+#
+#   scripts/new-patch.sh MSGFILE PATH...
+#
+# MSGFILE: first line is the subject ("mm/damon/paddr: ..."), then a blank
+# line and the commit message body (ending with Signed-off-by).  PATHs are
+# the upstream files edited in build/linux since the last assembly.  Writes
+# patches/NNNN-<slug>.patch, appends it to patches/series, and re-assembles.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$REPO/build/linux
+msg=$1
+shift
+subject=$(head -1 "$msg")
+slug=$(echo "$subject" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\+/-/g; s/^-//; s/-$//' | cut -c1-60)
+n=$(grep -c '\.patch$' "$REPO/patches/series" || true)
+out=$REPO/patches/$(printf '%04d' $((n + 1)))-$slug.patch
+diff=$(git -C "$SRC" diff -- "$@")
+[ -n "$diff" ] || { echo "new-patch: no changes in $*" >&2; exit 1; }
+{
+	echo "From: Memory Tiering Maintainers <tiering@localhost>"
+	echo "Subject: [PATCH] $subject"
+	echo
+	tail -n +3 "$msg"
+	echo "---"
+	git -C "$SRC" diff --stat=72 -- "$@"
+	echo
+	echo "$diff"
+	echo "-- "
+	echo "2.39.5"
+} > "$out"
+echo "$(basename "$out")" >> "$REPO/patches/series"
+git -C "$SRC" checkout -q -- "$@"
+"$REPO/scripts/assemble.sh" | tail -1
+echo "new-patch: wrote ${out#"$REPO/"}"
