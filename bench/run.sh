@@ -33,7 +33,7 @@ for s in "${@:-$REPO/bench/scenarios/*.sh}"; do
 done
 
 echo "bench: helpers -> ${BIN#"$REPO/"}"
-mkdir -p "$BIN" "$OUT"
+mkdir -p "$BIN"
 for c in "$REPO"/bench/*.c; do
 	gcc -O2 -Wall -Wextra -o "$BIN/$(basename "$c" .c)" "$c"
 done
@@ -86,6 +86,7 @@ table() {
 	}' "$1" "$2"
 }
 
+mkdir -p "$OUT"
 failed=()
 for s in "${scenarios[@]}"; do
 	for k in base patched; do

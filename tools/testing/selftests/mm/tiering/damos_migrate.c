@@ -8,7 +8,6 @@
  * Placement is read back with move_pages(2) on the test's own pages.
  */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -103,33 +102,6 @@ TEST_F_TIMEOUT(damos, migrate_cold_node0_to_node2, WAIT_S + 60)
 	EXPECT_TRUE(check_pattern(self->buf, SET_SIZE, 1));
 }
 
-struct toucher {
-	char *buf;
-	int stop;
-};
-
-static void *touch_loop(void *arg)
-{
-	struct toucher *t = arg;
-	long ps = getpagesize();
-
-	for (unsigned long pass = 0; !READ_ONCE(t->stop); pass++) {
-		for (size_t off = 0; off < SET_SIZE; off += ps)
-			WRITE_ONCE(t->buf[off + 8], t->buf[off + 8] + 1);
-		/*
-		 * DAMON clears accessed bits without a TLB flush; QEMU TCG
-		 * sets them again only on a TLB refill, and its TLB holds the
-		 * whole set.  Force refills now and then, as a busy machine's
-		 * TLB pressure would.
-		 */
-		if (pass % 16 == 15) {
-			mprotect(t->buf, SET_SIZE, PROT_READ);
-			mprotect(t->buf, SET_SIZE, PROT_READ | PROT_WRITE);
-		}
-	}
-	return NULL;
-}
-
 TEST_F_TIMEOUT(damos, migrate_hot_node2_to_node0, WAIT_S + 60)
 {
 	struct damos_cfg hot = {
@@ -137,8 +109,7 @@ TEST_F_TIMEOUT(damos, migrate_hot_node2_to_node0, WAIT_S + 60)
 		.min_nr_accesses = 1, .max_nr_accesses = 1000, .min_age = 0,
 	};
 	long npages = SET_SIZE / getpagesize(), counts[MAX_NODES];
-	struct toucher t = { .stop = 0 };
-	pthread_t th;
+	struct toucher t;
 
 	ASSERT_EQ(node_phys_range(SLOW_NODE, &hot.start, &hot.end), 0);
 	self->buf = alloc_on_node(SET_SIZE, SLOW_NODE);
@@ -146,12 +117,10 @@ TEST_F_TIMEOUT(damos, migrate_hot_node2_to_node0, WAIT_S + 60)
 	ASSERT_EQ(count_pages_per_node(self->buf, SET_SIZE, counts), 0);
 	ASSERT_EQ(counts[SLOW_NODE], npages);
 
-	t.buf = self->buf;
-	ASSERT_EQ(pthread_create(&th, NULL, touch_loop, &t), 0);
+	ASSERT_EQ(toucher_start(&t, self->buf, SET_SIZE), 0);
 	ASSERT_EQ(damon_start(&hot, 1), 0);
 	EXPECT_GE(wait_for_node(_metadata, self->buf, FAST_NODE), npages * 9 / 10);
-	WRITE_ONCE(t.stop, 1);
-	pthread_join(th, NULL);
+	toucher_stop(&t);
 	count_pages_per_node(self->buf, SET_SIZE, counts);
 	EXPECT_EQ(counts[1], 0);
 	EXPECT_GT(damon_scheme_stat(0, "sz_applied"), 0);

@@ -368,6 +368,64 @@ bool check_pattern(void *buf, size_t len, unsigned int seed)
 	return true;
 }
 
+static void *toucher_loop(void *arg)
+{
+	struct toucher *t = arg;
+	long ps = getpagesize();
+
+	for (unsigned long pass = 0; !READ_ONCE(t->stop); pass++) {
+		for (size_t off = 0; off < t->len; off += ps)
+			WRITE_ONCE(t->buf[off + 8], t->buf[off + 8] + 1);
+		/*
+		 * DAMON clears accessed bits without a TLB flush; QEMU TCG
+		 * sets them again only on a TLB refill, and its TLB holds the
+		 * whole buffer.  Force refills now and then, as a busy
+		 * machine's TLB pressure would.
+		 */
+		if (pass % 16 == 15) {
+			mprotect(t->buf, t->len, PROT_READ);
+			mprotect(t->buf, t->len, PROT_READ | PROT_WRITE);
+		}
+	}
+	return NULL;
+}
+
+/**
+ * toucher_start() - start a thread that keeps writing every page of a buffer
+ * @t: the toucher
+ * @buf: the buffer
+ * @len: its length
+ *
+ * Return: 0, or the pthread_create() error.
+ */
+int toucher_start(struct toucher *t, void *buf, size_t len)
+{
+	t->buf = buf;
+	t->len = len;
+	t->stop = 0;
+	return pthread_create(&t->thread, NULL, toucher_loop, t);
+}
+
+/**
+ * toucher_stop() - stop and join a toucher thread
+ * @t: the toucher
+ */
+void toucher_stop(struct toucher *t)
+{
+	WRITE_ONCE(t->stop, 1);
+	pthread_join(t->thread, NULL);
+}
+
+/**
+ * vm_stat_refresh() - fold the per-cpu vmstat deltas into the global counters
+ *
+ * Return: 0, or -errno.
+ */
+int vm_stat_refresh(void)
+{
+	return write_file("/proc/sys/vm/stat_refresh", "1");
+}
+
 #define KD	DAMON_ADMIN "/kdamonds/0"
 #define CTX	KD "/contexts/0"
 

@@ -7,6 +7,7 @@
 #ifndef TIERING_UTIL_H
 #define TIERING_UTIL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/compiler.h>
@@ -48,6 +49,24 @@ int move_to_node(void *buf, size_t len, int nid);
 int count_pages_per_node(void *buf, size_t len, long *counts);
 void fill_pattern(void *buf, size_t len, unsigned int seed);
 bool check_pattern(void *buf, size_t len, unsigned int seed);
+
+/**
+ * struct toucher - a thread that keeps writing every page of a buffer
+ * @buf: the buffer
+ * @len: its length
+ * @stop: set to stop the thread
+ * @thread: the thread
+ */
+struct toucher {
+	char *buf;
+	size_t len;
+	int stop;
+	pthread_t thread;
+};
+
+int toucher_start(struct toucher *t, void *buf, size_t len);
+void toucher_stop(struct toucher *t);
+int vm_stat_refresh(void);
 
 int damon_start(const struct damos_cfg *schemes, int nr_schemes);
 int damon_stop(void);
