@@ -40,11 +40,6 @@ done
 
 echo "bench: base kernel (unpatched) in build/base"
 BASE_ONLY=1 "$REPO/scripts/assemble.sh" "$REPO/build/base/linux"
-# build-kernel.sh hashes mm/tiering/Kconfig into its config stamp and, under
-# pipefail, stops if it is missing; the base mm/Kconfig does not source it, so
-# an empty one changes nothing in the build.
-mkdir -p "$REPO/build/base/linux/mm/tiering"
-touch "$REPO/build/base/linux/mm/tiering/Kconfig"
 "$REPO/scripts/build-kernel.sh" "$REPO/build/base/linux" "$REPO/build/base/obj"
 echo "bench: patched kernel in build"
 "$REPO/scripts/assemble.sh"

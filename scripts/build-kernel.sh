@@ -11,6 +11,8 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 SRC=${1:-$REPO/build/linux}
 OBJ=${2:-$REPO/build/obj}
 FRAGS=("$REPO"/configs/lab-*.config "$REPO/tools/testing/selftests/mm/tiering/config")
+# the series' own options only where the series is (not in the bench's base)
+[ -f "$SRC/mm/tiering/Kconfig" ] && FRAGS+=("$REPO/configs/series.config")
 JOBS=${JOBS:-$(($(nproc) + 1))}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache-tiering}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
@@ -21,7 +23,7 @@ export KBUILD_BUILD_TIMESTAMP="2024-11-17" KBUILD_BUILD_USER=lab KBUILD_BUILD_HO
 MAKE=(make -C "$SRC" O="$OBJ" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc")
 
 mkdir -p "$OBJ"
-stamp=$(cat "${FRAGS[@]}" "$SRC/mm/tiering/Kconfig" 2>/dev/null | sha1sum | cut -c1-40)
+stamp=$(cat "${FRAGS[@]}" | sha1sum | cut -c1-40)
 if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.fragments.sha1" 2>/dev/null)" != "$stamp" ]; then
 	echo "build: merging config fragments: ${FRAGS[*]#"$REPO/"}"
 	(cd "$SRC" && scripts/kconfig/merge_config.sh -n -O "$OBJ" "${FRAGS[@]}" >"$OBJ/merge_config.log" 2>&1) ||
