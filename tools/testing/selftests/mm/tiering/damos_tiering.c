@@ -110,12 +110,12 @@ static void one_scheme(struct __test_metadata *_metadata)
 
 TEST_F(tiering, target_nid_bad_input_rejected)
 {
-	char possible[64], beyond[16];
-	const char *bad[] = {
-		"abc", "\n", "-2", "-100", "1000000", beyond, "0 2", "1,2",
-		"0x40", "2147483648", "-2147483649",
-		"99999999999999999999999", "2abc",
+	static const char * const bad[] = {
+		"abc", "\n", "-2", "-100", "1000000", "0 2", "1,2", "0x40",
+		"2147483648", "-2147483649", "99999999999999999999999", "2abc",
+		"",	/* replaced by a node id that does not exist */
 	};
+	char possible[64], beyond[16];
 	bool nodes[MAX_NODES];
 	int nr_possible;
 
@@ -128,13 +128,15 @@ TEST_F(tiering, target_nid_bad_input_rejected)
 
 	for (int valid = -1; valid <= SLOW_NODE; valid++) {
 		ASSERT_EQ(write_file(SCHEME0 "/target_nid", "%d", valid), 0);
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			EXPECT_EQ(write_file(SCHEME0 "/target_nid", "%s", bad[i]),
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			const char *in = bad[i][0] ? bad[i] : beyond;
+
+			EXPECT_EQ(write_file(SCHEME0 "/target_nid", "%s", in),
 				  -EINVAL) {
-				TH_LOG("target_nid '%s' was not rejected", bad[i]);
+				TH_LOG("target_nid '%s' was not rejected", in);
 			}
 			EXPECT_EQ(read_long(SCHEME0 "/target_nid"), valid) {
-				TH_LOG("target_nid '%s' changed the value", bad[i]);
+				TH_LOG("target_nid '%s' changed the value", in);
 			}
 		}
 	}
@@ -219,8 +221,9 @@ TEST_F_TIMEOUT(tiering, migrate_cold_counted_and_traced, WAIT_S + 60)
 	traced = trace_moved(FAST_NODE, SLOW_NODE, "reason=damon_cold", &events);
 
 	delta = b.cold - a.cold;
-	TH_LOG("moved %ld of %lu pages; damon_migrate_cold +%ld (node0 +%ld), sz_applied %ld pages, traced %ld in %ld events, fail +%ld",
-	       moved, SET_PAGES, delta, b.node_cold[0] - a.node_cold[0],
+	TH_LOG("moved %ld of %lu pages; damon_migrate_cold +%ld (node0 +%ld)",
+	       moved, SET_PAGES, delta, b.node_cold[0] - a.node_cold[0]);
+	TH_LOG("sz_applied %ld pages, traced %ld in %ld events, fail +%ld",
 	       applied, traced, events, b.fail - a.fail);
 	EXPECT_EQ(moved, SET_PAGES);
 	count_pages_per_node(self->buf, SET_SIZE, counts);
@@ -268,8 +271,9 @@ TEST_F_TIMEOUT(tiering, migrate_hot_counted, WAIT_S + 60)
 	snap(&b);
 
 	delta = b.hot - a.hot;
-	TH_LOG("moved %ld of %lu pages; damon_migrate_hot +%ld (node0 +%ld), sz_applied %ld pages",
-	       moved, SET_PAGES, delta, b.node_hot[0] - a.node_hot[0], applied);
+	TH_LOG("moved %ld of %lu pages; damon_migrate_hot +%ld (node0 +%ld)",
+	       moved, SET_PAGES, delta, b.node_hot[0] - a.node_hot[0]);
+	TH_LOG("sz_applied %ld pages", applied);
 	EXPECT_GE(moved, SET_PAGES * 99 / 100);
 	count_pages_per_node(self->buf, SET_SIZE, counts);
 	EXPECT_EQ(counts[1], 0);
@@ -343,9 +347,11 @@ TEST_F_TIMEOUT(tiering, migrate_cold_target_full, WAIT_S + 120)
 	delta_fail = b.fail - a.fail;
 	for (int i = 0; i < nr_chunks; i++)
 		intact += check_pattern(chunks[i], FILL_CHUNK, 100 + i);
-	TH_LOG("node2 filled with %d MiB; set: node0 %ld node1 %ld node2 %ld; damon_migrate_cold +%ld, damon_migrate_fail +%ld (node0 +%ld)",
-	       nr_chunks * 16, counts[0], counts[1], counts[2], b.cold - a.cold,
-	       delta_fail, b.node_fail[FAST_NODE] - a.node_fail[FAST_NODE]);
+	TH_LOG("node2 filled with %d MiB; set: node0 %ld node1 %ld node2 %ld",
+	       nr_chunks * 16, counts[0], counts[1], counts[2]);
+	TH_LOG("damon_migrate_cold +%ld, damon_migrate_fail +%ld (node0 +%ld)",
+	       b.cold - a.cold, delta_fail,
+	       b.node_fail[FAST_NODE] - a.node_fail[FAST_NODE]);
 	/* failures counted, on the node the pages stayed on */
 	EXPECT_GT(delta_fail, 0);
 	EXPECT_EQ(b.node_fail[FAST_NODE] - a.node_fail[FAST_NODE], delta_fail);
@@ -360,6 +366,62 @@ TEST_F_TIMEOUT(tiering, migrate_cold_target_full, WAIT_S + 120)
 	EXPECT_EQ(vmstat("/proc/vmstat", "oom_kill"), oom0);
 	for (int i = 0; i < nr_chunks; i++)
 		munmap(chunks[i], FILL_CHUNK);
+}
+
+/*
+ * migrate_cold (node0 -> node2) and migrate_hot (node2 -> node0) on one
+ * kdamond, for a minute of DAMON cycles, while a thread writes the hot set:
+ * every page of both sets keeps its contents, nothing lands on node1, and
+ * both directions are counted.
+ */
+TEST_F_TIMEOUT(tiering, hot_and_cold_together, 200)
+{
+	struct damos_cfg schemes[2] = {
+		{ .action = "migrate_cold", .target_nid = SLOW_NODE,
+		  .max_nr_accesses = 0, .min_age = 10 },
+		{ .action = "migrate_hot", .target_nid = FAST_NODE,
+		  .min_nr_accesses = 1, .max_nr_accesses = 1000 },
+	};
+	long hot_at[MAX_NODES], cold_at[MAX_NODES];
+	int cycles = 0, bad_hot = 0, bad_cold = 0, on_node1 = 0;
+	char *hot;
+	struct toucher t;
+	struct snap a, b;
+
+	ASSERT_EQ(node_phys_range(FAST_NODE, &schemes[0].start, &schemes[0].end), 0);
+	ASSERT_EQ(node_phys_range(SLOW_NODE, &schemes[1].start, &schemes[1].end), 0);
+	self->buf = alloc_on_node(SET_SIZE, FAST_NODE);
+	hot = alloc_on_node(SET_SIZE, SLOW_NODE);
+	ASSERT_NE(self->buf, NULL);
+	ASSERT_NE(hot, NULL);
+	fill_pattern(self->buf, SET_SIZE, 11);
+	/* the pattern words are at offset 0 mod 64; the toucher writes byte 8 */
+	fill_pattern(hot, SET_SIZE, 12);
+
+	snap(&a);
+	ASSERT_EQ(toucher_start(&t, hot, SET_SIZE), 0);
+	ASSERT_EQ(damon_start(schemes, 2), 0);
+	for (cycles = 0; cycles < 60; cycles++) {
+		sleep(1);
+		bad_cold += !check_pattern(self->buf, SET_SIZE, 11);
+		bad_hot += !check_pattern(hot, SET_SIZE, 12);
+		count_pages_per_node(hot, SET_SIZE, hot_at);
+		count_pages_per_node(self->buf, SET_SIZE, cold_at);
+		on_node1 += hot_at[1] + cold_at[1];
+	}
+	damon_stop();
+	toucher_stop(&t);
+	snap(&b);
+	TH_LOG("%d s: hot set node0 %ld node2 %ld, cold set node0 %ld node2 %ld",
+	       cycles, hot_at[0], hot_at[2], cold_at[0], cold_at[2]);
+	TH_LOG("damon_migrate_hot +%ld, cold +%ld, fail +%ld",
+	       b.hot - a.hot, b.cold - a.cold, b.fail - a.fail);
+	EXPECT_EQ(bad_cold, 0);
+	EXPECT_EQ(bad_hot, 0);
+	EXPECT_EQ(on_node1, 0);
+	EXPECT_GT(b.hot - a.hot, 0);
+	EXPECT_GT(b.cold - a.cold, 0);
+	munmap(hot, SET_SIZE);
 }
 
 TEST_HARNESS_MAIN
