@@ -56,6 +56,7 @@ static struct kunit_suite tiering_stat_test_suite = {
 	.name = "tiering-stat",
 	.test_cases = tiering_stat_test_cases,
 };
+
 kunit_test_suite(tiering_stat_test_suite);
 
 #endif /* _TIERING_STAT_KUNIT_H */

@@ -8,21 +8,8 @@
 #include <linux/tiering_stat.h>
 #include <linux/tracepoint.h>
 
-#define TIERING_REASONS					\
-	EM(TIERING_DAMON_HOT,	"damon_hot")		\
-	EMe(TIERING_DAMON_COLD,	"damon_cold")
-
-#undef EM
-#undef EMe
-#define EM(a, b)	TRACE_DEFINE_ENUM(a);
-#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
-
-TIERING_REASONS
-
-#undef EM
-#undef EMe
-#define EM(a, b)	{a, b},
-#define EMe(a, b)	{a, b}
+TRACE_DEFINE_ENUM(TIERING_DAMON_HOT);
+TRACE_DEFINE_ENUM(TIERING_DAMON_COLD);
 
 /**
  * tiering_migrate - one batch of a tiering migration
@@ -33,32 +20,25 @@ TIERING_REASONS
  * @reason: enum tiering_reason
  */
 TRACE_EVENT(tiering_migrate,
-
-	TP_PROTO(int src_nid, int dst_nid, unsigned int nr_moved,
-		 unsigned int nr_failed, enum tiering_reason reason),
-
-	TP_ARGS(src_nid, dst_nid, nr_moved, nr_failed, reason),
-
-	TP_STRUCT__entry(
-		__field(int, src_nid)
-		__field(int, dst_nid)
-		__field(unsigned int, nr_moved)
-		__field(unsigned int, nr_failed)
-		__field(enum tiering_reason, reason)
-	),
-
-	TP_fast_assign(
-		__entry->src_nid = src_nid;
-		__entry->dst_nid = dst_nid;
-		__entry->nr_moved = nr_moved;
-		__entry->nr_failed = nr_failed;
-		__entry->reason = reason;
-	),
-
-	TP_printk("src_nid=%d dst_nid=%d nr_moved=%u nr_failed=%u reason=%s",
-		  __entry->src_nid, __entry->dst_nid, __entry->nr_moved,
-		  __entry->nr_failed,
-		  __print_symbolic(__entry->reason, TIERING_REASONS))
+	    TP_PROTO(int src_nid, int dst_nid, unsigned int nr_moved,
+		     unsigned int nr_failed, enum tiering_reason reason),
+	    TP_ARGS(src_nid, dst_nid, nr_moved, nr_failed, reason),
+	    TP_STRUCT__entry(__field(int, src_nid)
+			     __field(int, dst_nid)
+			     __field(unsigned int, nr_moved)
+			     __field(unsigned int, nr_failed)
+			     __field(enum tiering_reason, reason)),
+	    TP_fast_assign(__entry->src_nid = src_nid;
+			   __entry->dst_nid = dst_nid;
+			   __entry->nr_moved = nr_moved;
+			   __entry->nr_failed = nr_failed;
+			   __entry->reason = reason;),
+	    TP_printk("src_nid=%d dst_nid=%d nr_moved=%u nr_failed=%u reason=%s",
+		      __entry->src_nid, __entry->dst_nid, __entry->nr_moved,
+		      __entry->nr_failed,
+		      __print_symbolic(__entry->reason,
+				       { TIERING_DAMON_HOT, "damon_hot" },
+				       { TIERING_DAMON_COLD, "damon_cold" }))
 );
 
 #endif /* _TRACE_TIERING_H */
