@@ -16,9 +16,11 @@ SRC=${1:-$REPO/build/linux}
 # Files of the repo that go into the kernel tree at the same path.
 new_files() {
 	(cd "$REPO" && git ls-files --cached --others --exclude-standard \
-		mm kernel include tools/testing/selftests/mm/tiering \
+		arch mm kernel include tools/testing/selftests/mm/tiering \
 		Documentation 2>/dev/null | sort -u)
 }
+# (scripts/export-series.sh asks for the same list)
+[ "${1:-}" = --new-files ] && { new_files; exit 0; }
 
 unpack_base() {
 	[ -d "$SRC/.git" ] && return
@@ -64,22 +66,7 @@ cp "$REPO/Kconfig.tiering" "$STAGE/mm/tiering/Kconfig"
 
 # MAINTAINERS: the snippet goes in before the first entry that sorts after it.
 git -C "$SRC" show base:MAINTAINERS > "$STAGE/MAINTAINERS"
-python3 - "$STAGE/MAINTAINERS" "$REPO/MAINTAINERS.snippet" <<'PY'
-import sys
-path, snip = sys.argv[1], open(sys.argv[2]).read().strip("\n") + "\n\n"
-title = snip.splitlines()[0]
-lines = open(path).read().splitlines(keepends=True)
-# entries start after the "Maintainers List" header; an entry title is an
-# upper-case line followed by a line starting with "X:\t"
-start = next(i for i, l in enumerate(lines) if l.startswith("Maintainers List"))
-for i in range(start, len(lines) - 1):
-    l, n = lines[i], lines[i + 1]
-    if l.strip() and l[0].isupper() and len(n) > 2 and n[1] == ":" and n[2] == "\t" \
-       and l.strip() > title:
-        lines.insert(i, snip)
-        break
-open(path, "w").writelines(lines)
-PY
+"$REPO/scripts/maintainers-merge.py" "$STAGE/MAINTAINERS" "$REPO/MAINTAINERS.snippet"
 
 for p in "${PATCHES[@]}"; do
 	if ! out=$(patch -d "$STAGE" -p1 --fuzz=0 --no-backup-if-mismatch -s -f < "$REPO/patches/$p" 2>&1); then

@@ -50,7 +50,7 @@ while read -r p; do
 done < <(grep -v -e '^#' -e '^[[:space:]]*$' "$REPO/patches/series")
 
 mapfile -t NEW < <(cd "$REPO" && git ls-files --cached --others --exclude-standard \
-	mm kernel include Documentation tools/testing/selftests/mm/tiering |
+	arch mm kernel include Documentation tools/testing/selftests/mm/tiering |
 	grep -E '\.(c|h|rst)$')
 for f in "${NEW[@]}" mm/tiering/Kconfig; do
 	if scripts/checkpatch.pl --strict -q --no-tree -f "$f" > "$OUT/checkpatch.log" 2>&1; then
@@ -90,7 +90,9 @@ else
 fi
 
 echo "== lab (console: build/check/lab/console.log)"
-LAB_QUIET=1 scripts/lab.sh -t 3000 -d "$OUT/lab" "bash $REPO/scripts/check-guest.sh"
+# one 1 GiB hugetlb page on node2 for the huge_zero test
+LAB_QUIET=1 scripts/lab.sh -t 3000 -a "hugepagesz=1G hugepages=2:1" -d "$OUT/lab" \
+	"bash $REPO/scripts/check-guest.sh"
 lab_rc=$?
 [ -f "$OUT/lab/out.log" ] && grep -E '^(not )?ok |^# (not )?ok |SKIP|TIMEOUT' "$OUT/lab/out.log" | sed 's/^/lab: /'
 finish --lab-rc "$lab_rc" --console "$OUT/lab/console.log" \

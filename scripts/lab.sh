@@ -5,7 +5,7 @@
 #   scripts/lab.sh [-k BZIMAGE] [-t TIMEOUT_S] [-a KERNEL_ARGS] [-d LABDIR] [-i] [CMD...]
 #
 # Machine: QEMU TCG, 2 CPUs.  node0 (1 GiB, CPU0) and node1 (1 GiB, CPU1) are
-# DRAM; node2 (2 GiB, no CPU) is "CXL": HMAT gives it 3x the latency and 1/4
+# DRAM; node2 (3 GiB, no CPU) is "CXL": HMAT gives it 3x the latency and 1/4
 # the bandwidth, so Linux puts it in a lower memory tier.  The guest's root is
 # the host's / (read-only 9p); LABDIR (writable 9p, /mnt/lab in the guest)
 # carries the command, its log (out.log), its exit code (rc) and the console
@@ -45,10 +45,10 @@ for i in 0 1; do
 	done
 done
 QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
-	-smp 2,sockets=2,cores=1,threads=1 -m 4G
+	-smp 2,sockets=2,cores=1,threads=1 -m 5G
 	-object memory-backend-ram,size=1G,id=m0
 	-object memory-backend-ram,size=1G,id=m1
-	-object memory-backend-ram,size=2G,id=m2
+	-object memory-backend-ram,size=3G,id=m2
 	-numa node,nodeid=0,memdev=m0 -numa node,nodeid=1,memdev=m1
 	-numa node,nodeid=2,memdev=m2,initiator=0
 	-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
