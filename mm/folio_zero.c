@@ -143,7 +143,7 @@ static void folio_zero_pages(struct folio *folio, unsigned long base,
  *	if unclear; the pages around it are cleared last.
  *
  * Clears in contiguous chunks with a rescheduling point between chunks; see
- * the comment at the top of mm/folio_zero.c for the order and chunk size.
+ * the comment at the top of this file for the order and chunk size.
  */
 void folio_zero_user(struct folio *folio, unsigned long addr_hint)
 {

@@ -21,7 +21,7 @@
  * One REP STOSB over @npages pages where the CPU has ERMS, clear_page()
  * per page otherwise.  REP STOSB can be interrupted; it is not a
  * rescheduling point, so callers bound @npages to keep latency in check
- * (see mm/folio_zero.c).
+ * (see folio_zero_user()).
  */
 void clear_pages(void *addr, unsigned int npages)
 {
