@@ -8,9 +8,10 @@
 #   make deps      install packages (apt-get, root)
 #   make tree      assemble build/linux = base + series
 #   make kernel    configure and build build/obj/arch/x86/boot/bzImage
+#   make patches   export the series as git format-patch files in build/export/
 #   make clean     remove build/ (the ccache stays)
 
-.PHONY: run check shell bench deps tree kernel clean
+.PHONY: run check shell bench deps tree kernel patches clean
 SHELL := /bin/bash
 
 run: kernel
@@ -33,6 +34,9 @@ tree: deps
 
 kernel: tree
 	scripts/build-kernel.sh
+
+patches: deps
+	scripts/export-series.sh
 
 clean:
 	rm -rf build

@@ -72,6 +72,24 @@ for f in "${NEW[@]}"; do
 done
 cd "$REPO" || exit 1
 
+# the series as git format-patch: git am applies it, same tree as assembled,
+# checkpatch --strict per exported patch (every step builds: export-series.sh --build)
+scripts/export-series.sh > "$OUT/export.log" 2>&1
+export_rc=$?
+sed -n 's/^export: (c) checkpatch --strict \([^:]*\): \(.*\)$/\1\t\2/p' "$OUT/export.log" |
+while IFS=$'\t' read -r p res; do
+	case "$res" in
+	clean*) result "host/checkpatch/export/$p" pass ;;
+	*) result "host/checkpatch/export/$p" fail "$res" ;;
+	esac
+done
+if [ $export_rc = 0 ]; then
+	result "host/export-series" pass
+else
+	grep -v '^export:   ' "$OUT/export.log" | tail -15
+	result "host/export-series" fail "see build/check/export.log"
+fi
+
 echo "== build"
 if scripts/build-kernel.sh; then
 	result "build/kernel" pass

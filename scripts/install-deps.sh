@@ -9,7 +9,7 @@ PKGS=(
 	"$BASE_PKG=$BASE_VERSION"
 	build-essential flex bison bc cpio kmod libelf-dev libssl-dev
 	xz-utils patch rsync git ccache python3 perl
-	qemu-system-x86 busybox-static numactl trace-cmd gnuplot-nox rt-tests
+	qemu-system-x86 busybox-static numactl trace-cmd gnuplot-nox rt-tests python3-ply
 )
 
 missing=()

@@ -11,7 +11,7 @@
 #include <linux/export.h>
 #include <linux/kmsan-checks.h>
 #include <linux/mm.h>
-#include <asm/cpufeature.h>
+#include <linux/cpufeature.h>
 
 /**
  * clear_pages() - zero contiguous pages in the kernel's direct map
