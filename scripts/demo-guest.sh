@@ -29,7 +29,8 @@ KD=$ADMIN/kdamonds/0
 CTX=$KD/contexts/0
 STATUS=/tmp/demo-status
 VMSTAT_KEYS="pgmigrate_success pgmigrate_fail pgdemote_kswapd pgdemote_direct
-	pgpromote_success numa_pages_migrated numa_hint_faults"
+	pgpromote_success numa_pages_migrated numa_hint_faults
+	damon_migrate_hot damon_migrate_cold damon_migrate_fail"
 ULONG_MAX=18446744073709551615
 UINT_MAX=4294967295
 PAGE_SIZE=$(getconf PAGESIZE)
