@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Huge page clearing: base vs patched kernel, under preempt=voluntary and
+# preempt=full, in the lab (QEMU TCG).
+#
+#   bench/hugepage-clear.sh
+#   MODELS=voluntary REPEAT=2 LAT_S=30 bench/hugepage-clear.sh
+#
+# Boots each kernel (KERNELS, default "base patched") with each preemption
+# model (MODELS, default "voluntary full") on the kernel command line, plus
+# BOOT_ARGS (default "hugepagesz=1G hugepages=2:1": one 1 GiB hugetlb page
+# on node2), REPEAT (1) times, base and patched back to back for each
+# model, and runs bench/scenarios/hugepage-clear.sh in each boot: wakeup
+# latency of a SCHED_FIFO thread on CPU0 while another thread on CPU0
+# demand-faults hugetlb pages (2 MiB and 1 GiB), and the fault throughput.
+# Then prints one table: per model, base, patched and patched/base for
+# each RESULT key (the median over the REPEAT runs), and the check that
+# patched's max wakeup latency under preempt=voluntary stays within base's
+# + 1 ms.  Every time and rate in it is TCG (emulated), not hardware.
+#
+# It builds nothing but build/bench/bin/hugefault: the kernels must be
+# there (make bench, or make kernel and bench/run.sh, builds them).
+# Passed to the guest: LAT_S, IDLE_S, SIZE_MIB, TPUT_ROUNDS, CYCLICTEST
+# (see the scenario).  BENCH_TIMEOUT: host-side timeout of one boot (600).
+# Output: build/bench/hugepage-clear-<timestamp>/ (KERNEL-MODEL-rN.log, the
+# lab directories next to them, table.txt).
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$REPO/build/bench/hugepage-clear-$(date +%Y%m%d-%H%M%S)
+BIN=$REPO/build/bench/bin
+MODELS=${MODELS:-voluntary full}
+KERNELS=${KERNELS:-base patched}
+REPEAT=${REPEAT:-1}
+BOOT_ARGS=${BOOT_ARGS-hugepagesz=1G hugepages=2:1}
+TIMEOUT=${BENCH_TIMEOUT:-600}
+start=$(date +%s)
+
+declare -A KERNEL=(
+	[base]=$REPO/build/base/obj/arch/x86/boot/bzImage
+	[patched]=$REPO/build/obj/arch/x86/boot/bzImage
+)
+for k in $KERNELS; do
+	[ -f "${KERNEL[$k]:-}" ] ||
+		{ echo "hugepage-clear: no $k kernel (${KERNEL[$k]:-?}): make bench" >&2; exit 2; }
+done
+mkdir -p "$BIN" "$OUT"
+gcc -O2 -Wall -Wextra -o "$BIN/hugefault" "$REPO/bench/hugefault.c" || exit 2
+
+env=""
+for v in LAT_S IDLE_S SIZE_MIB TPUT_ROUNDS CYCLICTEST; do
+	[ -n "${!v:-}" ] && env+="$v=${!v} "
+done
+
+failed=()
+for r in $(seq 1 "$REPEAT"); do
+	for m in $MODELS; do
+		for k in $KERNELS; do
+			run=$k-$m-r$r
+			echo "hugepage-clear: $run: booting ${KERNEL[$k]#"$REPO/"} with preempt=$m $BOOT_ARGS"
+			rc=0
+			LAB_QUIET=${LAB_QUIET:-1} "$REPO/scripts/lab.sh" -k "${KERNEL[$k]}" \
+				-a "preempt=$m $BOOT_ARGS" -t "$TIMEOUT" -d "$OUT/$run.lab" \
+				"${env}bash $REPO/bench/scenarios/hugepage-clear.sh" || rc=$?
+			cp "$OUT/$run.lab/out.log" "$OUT/$run.log" 2>/dev/null || : > "$OUT/$run.log"
+			grep '^RESULT ' "$OUT/$run.log" | sed 's/^/  /'
+			if [ $rc != 0 ]; then
+				echo "hugepage-clear: $run FAILED (lab exit $rc, see ${OUT#"$REPO/"}/$run.lab/console.log)" >&2
+				failed+=("$run")
+			fi
+		done
+	done
+done
+
+python3 - "$OUT" "$MODELS" "$KERNELS" "$REPEAT" <<'EOF' | tee "$OUT/table.txt"
+import re
+import statistics
+import sys
+
+out, models, kernels, repeat = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4])
+vals = {}   # (kernel, model, key) -> [values, one per run]
+keys = []
+for m in models:
+    for k in kernels:
+        for r in range(1, repeat + 1):
+            try:
+                lines = open(f"{out}/{k}-{m}-r{r}.log").read().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                if not line.startswith("RESULT "):
+                    continue
+                for kv in line.split()[1:]:
+                    key, _, v = kv.partition("=")
+                    if key not in keys:
+                        keys.append(key)
+                    vals.setdefault((k, m, key), []).append(v)
+
+
+def num(v):
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+def fmt(v):
+    return "%d" % round(v) if v == int(v) or abs(v) >= 1000 else "%.4g" % v
+
+
+def cell(k, m, key):
+    vs = vals.get((k, m, key), [])
+    ns = [num(v) for v in vs]
+    if not vs:
+        return None, "-"
+    if None in ns:
+        return None, ",".join(vs)
+    med = statistics.median(ns)
+    return med, fmt(med) if len(ns) == 1 else "%s [%s]" % (fmt(med), ",".join(vs))
+
+
+tcg = "  TCG"
+print(f"hugepage-clear: results in {out}")
+print("base = unpatched 6.12, patched = base + series; cells: the value "
+      + ("(median [each run])" if repeat > 1 else "of the one run")
+      + "; *_us, *_s, *gibps are TCG (emulated) times and rates, not hardware")
+for m in models:
+    print(f"\npreempt={m}:")
+    print("  %-22s %22s %22s %12s" % ("key", kernels[0], kernels[-1],
+                                      f"{kernels[-1]}/{kernels[0]}"))
+    for key in keys:
+        if key == "preempt":
+            continue
+        (b, bs), (p, ps) = cell(kernels[0], m, key), cell(kernels[-1], m, key)
+        ratio = "%.3f" % (p / b) if b and p is not None else "-"
+        t = tcg if re.search(r"(_us|_s|gibps)$", key) else ""
+        print("  %-22s %22s %22s %12s%s" % (key, bs, ps, ratio, t))
+
+
+
+def run_val(k, m, key, r):
+    vs = vals.get((k, m, key), [])
+    return num(vs[r]) if r < len(vs) else None
+
+
+if "base" in kernels and "patched" in kernels:
+    print("\nchecks, each run's base and patched boots side by side (TCG):")
+    for m in models:
+        for r in range(repeat):
+            ib = run_val("base", m, "idle_max_us", r)
+            ip = run_val("patched", m, "idle_max_us", r)
+            if ib is not None and ip is not None:
+                print(f"  preempt={m:9} r{r + 1} idle (noise floor): max {fmt(ib)} / "
+                      f"{fmt(ip)} us, p99 {fmt(run_val('base', m, 'idle_p99_us', r))} / "
+                      f"{fmt(run_val('patched', m, 'idle_p99_us', r))} us")
+            for part in ("lat2m", "cyc2m", "lat1g"):
+                b, p = (run_val(k, m, part + "_max_us", r) for k in ("base", "patched"))
+                b50, p50 = (run_val(k, m, part + "_p50_us", r) for k in ("base", "patched"))
+                b99, p99 = (run_val(k, m, part + "_p99_us", r) for k in ("base", "patched"))
+                if None in (b, p, b50, p50, b99, p99):
+                    continue
+                ok = "yes" if p <= b + 1000 else "NO"
+                print(f"  preempt={m:9} r{r + 1} {part}: max {fmt(b)} -> {fmt(p)} us "
+                      f"({p - b:+.0f}; within base + 1 ms: {ok}), "
+                      f"p99 {fmt(b99)} -> {fmt(p99)}, p50 {fmt(b50)} -> {fmt(p50)} us")
+        for part in ("tput2m", "tput1g"):
+            b, _ = cell("base", m, part + "_gibps")
+            p, _ = cell("patched", m, part + "_gibps")
+            if b and p:
+                print(f"  preempt={m:9} {part}: {fmt(b)} -> {fmt(p)} GiB/s (median), "
+                      f"patched/base {p / b:.3f}")
+        p, _ = cell("patched", m, "tput2m_gibps")
+        if p:
+            chunk = 2 if m in ("none", "voluntary") else 32
+            print(f"  preempt={m:9} a {chunk} MiB chunk at patched's 2M rate takes "
+                  f"{chunk / 1024 / p * 1e6:.0f} us"
+                  + (" (not a latency bound: preemptible)" if chunk == 32 else ""))
+    print("  (a max is one sample: in TCG on a shared host it is as much host "
+          "scheduling as kernel; read it next to the idle floor and the p50/p99)")
+EOF
+
+echo "hugepage-clear: done in $(($(date +%s) - start)) s"
+[ ${#failed[@]} = 0 ] || { echo "FAILED runs: ${failed[*]}"; exit 1; }
