@@ -12,15 +12,26 @@
 # printed, base vs patched, with the ratio patched/base.  Timing figures
 # (keys ending in _s, _ms, _us, _ns) come from TCG (emulated), not hardware.
 #
-# BENCH_TIMEOUT: host-side timeout of one lab boot, in seconds (default 900).
+# A scenario may declare, in its header:
+#   # kernels: patched     the kernels it runs on (default: base patched)
+#   # timeout: SECONDS     the host-side timeout of its boots (default 900)
+# A CSV file <scenario>.csv that it leaves in /mnt/lab is kept next to its
+# log, and plotted by bench/<scenario>.gp, if any, into <scenario>.png.
+#
+# BENCH_TIMEOUT: host-side timeout of one lab boot, in seconds (overrides
+# the scenarios' own).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-TIMEOUT=${BENCH_TIMEOUT:-900}
 OUT=$REPO/build/bench/$(date +%Y%m%d-%H%M%S)
 BIN=$REPO/build/bench/bin
 TCG_NOTE="TCG (emulated), not hardware"
 start=$(date +%s)
 trap 'echo "bench: FAILED: line $LINENO: $BASH_COMMAND" >&2' ERR
+
+# header NAME SCENARIO: the value of the "# NAME: value" line of SCENARIO
+header() {
+	sed -n "s/^# $1: *//p" "$REPO/bench/scenarios/$2.sh" | head -n 1
+}
 
 scenarios=()
 for s in "${@:-$REPO/bench/scenarios/*.sh}"; do
@@ -38,9 +49,19 @@ for c in "$REPO"/bench/*.c; do
 	gcc -O2 -Wall -Wextra -o "$BIN/$(basename "$c" .c)" "$c"
 done
 
-echo "bench: base kernel (unpatched) in build/base"
-BASE_ONLY=1 "$REPO/scripts/assemble.sh" "$REPO/build/base/linux"
-"$REPO/scripts/build-kernel.sh" "$REPO/build/base/linux" "$REPO/build/base/obj"
+declare -A KERNELS
+need_base=0
+for s in "${scenarios[@]}"; do
+	KERNELS[$s]=$(header kernels "$s")
+	KERNELS[$s]=${KERNELS[$s]:-base patched}
+	[[ " ${KERNELS[$s]} " = *" base "* ]] && need_base=1
+done
+
+if [ $need_base = 1 ]; then
+	echo "bench: base kernel (unpatched) in build/base"
+	BASE_ONLY=1 "$REPO/scripts/assemble.sh" "$REPO/build/base/linux"
+	"$REPO/scripts/build-kernel.sh" "$REPO/build/base/linux" "$REPO/build/base/obj"
+fi
 echo "bench: patched kernel in build"
 "$REPO/scripts/assemble.sh"
 "$REPO/scripts/build-kernel.sh"
@@ -81,18 +102,49 @@ table() {
 	}' "$1" "$2"
 }
 
+# table1 KERNEL LOG: the same for a scenario that ran on one kernel only
+table1() {
+	awk -v k="$1" -v note="$TCG_NOTE" '
+	/^RESULT / {
+		for (i = 2; i <= NF; i++) {
+			p = index($i, "=")
+			if (p < 2)
+				continue
+			key = substr($i, 1, p - 1)
+			if (!(key in v))
+				keys[n++] = key
+			v[key] = substr($i, p + 1)
+		}
+	}
+	END {
+		printf "  %-30s %14s\n", "key", k
+		for (i = 0; i < n; i++)
+			printf "  %-30s %14s%s\n", keys[i], v[keys[i]],
+				keys[i] ~ /_(s|ms|us|ns)$/ ? "   " note : ""
+	}' "$2"
+}
+
 mkdir -p "$OUT"
 failed=()
 for s in "${scenarios[@]}"; do
-	for k in base patched; do
+	timeout=${BENCH_TIMEOUT:-$(header timeout "$s")}
+	for k in ${KERNELS[$s]}; do
 		d=$OUT/$k
 		mkdir -p "$d"
 		echo "bench: $s on $k (${KERNEL[$k]#"$REPO/"})"
 		rc=0
 		LAB_QUIET=${LAB_QUIET:-1} "$REPO/scripts/lab.sh" -k "${KERNEL[$k]}" \
-			-d "$d/$s.lab" -t "$TIMEOUT" "bash $REPO/bench/scenarios/$s.sh" || rc=$?
+			-d "$d/$s.lab" -t "${timeout:-900}" "bash $REPO/bench/scenarios/$s.sh" || rc=$?
 		cp "$d/$s.lab/out.log" "$d/$s.log" 2>/dev/null || : > "$d/$s.log"
 		grep '^RESULT ' "$d/$s.log" | sed 's/^/  /' || true
+		if [ -f "$d/$s.lab/$s.csv" ]; then
+			cp "$d/$s.lab/$s.csv" "$d/$s.csv"
+			if [ -f "$REPO/bench/$s.gp" ]; then
+				gnuplot -c "$REPO/bench/$s.gp" "$d/$s.csv" "$d/$s.png" &&
+					echo "bench: plot ${d#"$REPO/"}/$s.png" ||
+					echo "bench: $s: gnuplot failed" >&2
+			fi
+		fi
 		if [ $rc != 0 ]; then
 			echo "bench: $s on $k FAILED (lab exit $rc, see ${d#"$REPO/"}/$s.lab/console.log)" >&2
 			failed+=("$s/$k")
@@ -106,7 +158,12 @@ done
 	for s in "${scenarios[@]}"; do
 		echo
 		echo "$s:"
-		table "$OUT/base/$s.log" "$OUT/patched/$s.log"
+		set -- ${KERNELS[$s]}
+		if [ $# = 1 ]; then
+			table1 "$1" "$OUT/$1/$s.log"
+		else
+			table "$OUT/base/$s.log" "$OUT/patched/$s.log"
+		fi
 	done
 	echo
 	echo "Timing figures (*_s) are $TCG_NOTE; prefer the counts."

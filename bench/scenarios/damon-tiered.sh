@@ -1,0 +1,376 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kernels: patched
+# timeout: 1500
+#
+# DAMON-tiered memory: the experiment of the DAMOS migrate_hot/migrate_cold
+# RFC (seeds/003: redis + YCSB on 512 GB DRAM + 96 GB CXL), scaled to the
+# lab (runs in the lab guest, patched kernel only: it reads the series'
+# damon_migrate_* counters).
+#
+# Each mode, in one boot:
+#   1. a cold process (damon-tiered cold, CPU and memory bound to node0)
+#      writes every page of node0's free memory but HOT_FAST_MIB once and
+#      sleeps: node0 is full of cold memory, as in the seed;
+#   2. the workload (damon-tiered hot, on CPU0, memory policy MPOL_BIND to
+#      nodes 0 and 2) faults in a HOT_MIB hot set and writes every page of
+#      it over and over for RUN_S seconds.  Its pages come from node0 while
+#      node0 is above its low watermark and then spill to node2 by
+#      themselves (node1 is left out: the seed's machine had node1
+#      disabled).  Once a second it asks move_pages(2) where its pages are.
+# Modes:
+#   none   no tiering: DAMON off (NUMA balancing and demotion are always off)
+#   early  DAMON tiered, on before step 1 (the seed's order)
+#   lazy   DAMON tiered, on LAZY_S seconds after the workload started
+# DAMON tiered is the seed's (HMSDK's) layout: one kdamond per node, paddr,
+#   kdamond 0 monitors node0 and runs migrate_cold to node2 on regions with
+#     no access for COLD_AGE_MS,
+#   kdamond 1 monitors node2 and runs migrate_hot to node0 on regions with
+#     any access;
+# each scheme also checks every page with a "young" filter (migrate_cold
+# skips young pages, migrate_hot skips old ones), without which pages that
+# one scheme moves land in space whose region stats describe the pages that
+# were there, and are sent straight back.
+#
+# DAMON's intervals are 4x the usual 5 ms / 100 ms (SAMPLE_US, AGGR_US):
+# under TCG one pass of the workload over its hot set takes ~10 ms (25-40
+# ms while the kdamonds are busy), and a hot page is seen accessed only in
+# a sample interval in which it was touched.  With 5 ms samples hot regions
+# read 1-2 accesses of 20, so node0's largest nr_accesses stays under 10,
+# the merge threshold (max / 10) is 0, and any 0 <-> 1 flicker resets a
+# region's age.  migrate_cold's first pass (young filter) moves only the
+# pages DAMON's own sampling had made old, migrate_hot refills those
+# scattered holes with hot pages, every node0 region then flickers, none
+# reaches COLD_AGE_MS, and demotion stops with node0 full: measured, the
+# hot set stalled at 50-87% on node0 with millions of damon_migrate_fail.
+# At 20 ms / 400 ms a hot page is seen in most samples, as with 5 ms
+# samples on hardware, where the same pass takes ~5-7 ms.
+#
+# Output: RESULT lines (keys MODE_key, see bench/README), the placement of
+# the hot set over time in /mnt/lab/damon-tiered.csv (bench/run.sh plots it
+# with bench/damon-tiered.gp), and a summary next to the seed's numbers.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$REPO/build/bench/bin/damon-tiered
+OUTDIR=${BENCH_OUT:-/mnt/lab}
+CSV=$OUTDIR/damon-tiered.csv
+MODES=${MODES:-none early lazy}
+HOT_MIB=${HOT_MIB:-256}
+HOT_FAST_MIB=${HOT_FAST_MIB:-72}
+RUN_NONE_S=${RUN_NONE_S:-45}
+RUN_S=${RUN_S:-240}
+LAZY_S=${LAZY_S:-20}
+FAST=0 SLOW=2
+SAMPLE_US=${SAMPLE_US:-20000} AGGR_US=${AGGR_US:-400000} UPDATE_US=${UPDATE_US:-2000000}
+COLD_AGE_MS=${COLD_AGE_MS:-4000} COLD_APPLY_US=${COLD_APPLY_US:-1000000}
+ADMIN=/sys/kernel/mm/damon/admin
+ULONG_MAX=18446744073709551615
+UINT_MAX=4294967295
+COUNTERS=(damon_migrate_hot damon_migrate_cold damon_migrate_fail
+	pgdemote_kswapd pgdemote_direct oom_kill)
+declare -A V0 R
+TMP=$(mktemp -d)
+cold_pid=
+hot_pid=
+
+die()
+{
+	echo "bench: damon-tiered: $*" >&2
+	exit 1
+}
+
+# w VALUE FILE: write a sysfs file, or die naming it.
+w()
+{
+	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
+}
+
+vmstat_snap()
+{
+	local k v vmstat
+
+	echo 1 > /proc/sys/vm/stat_refresh
+	read -r -d '' vmstat < /proc/vmstat
+	while read -r k v; do
+		VM[$k]=$v
+	done <<< "$vmstat"
+}
+
+# uptime_cs: /proc/uptime in centiseconds, in $REPLY.
+uptime_cs()
+{
+	local up rest
+
+	read -r up rest < /proc/uptime
+	REPLY=$((10#${up/./}))
+}
+
+# node_ranges NID: the physical address ranges of node NID, one "start end"
+# line per run of contiguous memory blocks (scripts/demo-guest.sh).
+node_ranges()
+{
+	local bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
+	local b start=-1 prev=-2
+
+	for b in $(ls -d /sys/devices/system/node/node$1/memory[0-9]* |
+		   sed 's/.*memory//' | sort -n) END; do
+		if [ "$b" = END ] || [ "$b" -ne $((prev + 1)) ]; then
+			[ $start -ge 0 ] && echo $((start * bs)) $(((prev + 1) * bs))
+			start=$b
+		fi
+		prev=$b
+	done
+}
+
+# kdamond IDX NID ACTION TARGET_NID NR_MIN NR_MAX AGE_MIN APPLY_US YOUNG:
+# kdamond IDX monitors node NID's memory and runs ACTION, moving pages to
+# TARGET_NID, on regions within the access pattern, skipping the pages that
+# are young (YOUNG=Y) or that are not (N).
+kdamond()
+{
+	local kd=$ADMIN/kdamonds/$1 start end i=0 ranges
+	local ctx=$ADMIN/kdamonds/$1/contexts/0
+	local s=$ctx/schemes/0
+
+	ranges=$(node_ranges "$2")
+	[ -n "$ranges" ] || die "no memory blocks for node$2"
+	w 1 "$kd/contexts/nr_contexts"
+	w paddr "$ctx/operations"
+	w $SAMPLE_US "$ctx/monitoring_attrs/intervals/sample_us"
+	w $AGGR_US "$ctx/monitoring_attrs/intervals/aggr_us"
+	w $UPDATE_US "$ctx/monitoring_attrs/intervals/update_us"
+	w 1 "$ctx/targets/nr_targets"
+	w "$(echo "$ranges" | wc -l)" "$ctx/targets/0/regions/nr_regions"
+	while read -r start end; do
+		w "$start" "$ctx/targets/0/regions/$i/start"
+		w "$end" "$ctx/targets/0/regions/$i/end"
+		i=$((i + 1))
+	done <<< "$ranges"
+	w 1 "$ctx/schemes/nr_schemes"
+	w "$3" "$s/action"
+	w "$4" "$s/target_nid"
+	w "$8" "$s/apply_interval_us"
+	w 0 "$s/access_pattern/sz/min"
+	w $ULONG_MAX "$s/access_pattern/sz/max"
+	w "$5" "$s/access_pattern/nr_accesses/min"
+	w "$6" "$s/access_pattern/nr_accesses/max"
+	w "$7" "$s/access_pattern/age/min"
+	w $UINT_MAX "$s/access_pattern/age/max"
+	w 1 "$s/filters/nr_filters"
+	w young "$s/filters/0/type"
+	w "$9" "$s/filters/0/matching"
+}
+
+damon_on()
+{
+	local i
+
+	w 2 $ADMIN/kdamonds/nr_kdamonds
+	kdamond 0 $FAST migrate_cold $SLOW 0 0 $((COLD_AGE_MS * 1000 / AGGR_US)) \
+		$COLD_APPLY_US Y
+	kdamond 1 $SLOW migrate_hot $FAST 1 $UINT_MAX 0 0 N
+	for i in 0 1; do
+		w on $ADMIN/kdamonds/$i/state
+	done
+	uptime_cs
+	damon_start=$REPLY
+	echo "bench: $mode: DAMON on: kdamond pids $(cat $ADMIN/kdamonds/0/pid)" \
+		"$(cat $ADMIN/kdamonds/1/pid)"
+}
+
+# damon_off: stop both kdamonds; their CPU time (utime + stime) and the
+# time DAMON ran, in centiseconds, in $kdamond_cs and $damon_cs.
+damon_off()
+{
+	local i pid stat hz
+
+	hz=$(getconf CLK_TCK)
+	kdamond_cs=0
+	for i in 0 1; do
+		read -r pid < $ADMIN/kdamonds/$i/pid
+		[ "$pid" -gt 0 ] || die "kdamond $i is not running"
+		read -r stat < /proc/$pid/stat
+		read -ra stat <<< "${stat##*) }"	# fields 3..: comm may hold spaces
+		kdamond_cs=$((kdamond_cs + (stat[11] + stat[12]) * 100 / hz))
+	done
+	uptime_cs
+	damon_cs=$((REPLY - damon_start))
+	for i in 0 1; do
+		w off $ADMIN/kdamonds/$i/state
+	done
+}
+
+node0_free_mib()
+{
+	awk '$3 == "MemFree:" { print int($4 / 1024) }' \
+		/sys/devices/system/node/node$FAST/meminfo
+}
+
+# cs2s CS: centiseconds as seconds with two decimals
+cs2s()
+{
+	printf '%d.%02d' $(($1 / 100)) $(($1 % 100))
+}
+
+cleanup()
+{
+	local i
+
+	[ -n "$hot_pid" ] && kill "$hot_pid" 2>/dev/null
+	[ -n "$cold_pid" ] && kill "$cold_pid" 2>/dev/null
+	for i in 0 1; do
+		[ -e $ADMIN/kdamonds/$i/state ] &&
+			echo off > $ADMIN/kdamonds/$i/state 2>/dev/null
+	done
+	wait
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# run MODE: one mode, from an emptied node0 to RESULT lines
+run()
+{
+	local run_s=$RUN_S damon=0 cold_mib cold_out k line i
+	declare -A VM
+
+	mode=$1
+	[ "$mode" = none ] && run_s=$RUN_NONE_S
+	echo "bench: === $mode ==="
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	vmstat_snap
+	for k in "${COUNTERS[@]}"; do V0[$k]=${VM[$k]:-0}; done
+
+	if [ "$mode" = early ]; then
+		damon_on
+		damon=1
+	fi
+	cold_mib=$(($(node0_free_mib) - HOT_FAST_MIB))
+	[ $cold_mib -gt 0 ] || die "node0 has less than $HOT_FAST_MIB MiB free"
+	echo "bench: $mode: cold set: $cold_mib MiB on node$FAST" \
+		"(node$FAST free: $((cold_mib + HOT_FAST_MIB)) MiB)"
+	cold_out="$TMP/cold.$mode"
+	: > "$cold_out"
+	numactl --cpunodebind=$FAST --membind=$FAST "$BIN" cold $cold_mib > "$cold_out" &
+	cold_pid=$!
+	line=
+	for ((i = 0; i < 3000; i++)); do
+		read -r line < "$cold_out"
+		[ "$line" = ready ] && break
+		kill -0 $cold_pid 2>/dev/null || die "$mode: the cold set died"
+		sleep 0.1
+	done
+	[ "$line" = ready ] || die "$mode: the cold set did not come up"
+	echo "bench: $mode: cold set written; node$FAST free: $(node0_free_mib) MiB"
+	echo "RESULT ${mode}_cold_mib=$cold_mib"
+
+	numactl --cpunodebind=$FAST --membind=$FAST,$SLOW \
+		"$BIN" hot "$HOT_MIB" "$run_s" "$CSV" "$mode" $damon \
+		> >(tee "$TMP/hot.$mode") &
+	hot_pid=$!
+	if [ "$mode" = lazy ]; then
+		sleep "$LAZY_S"
+		damon_on
+		kill -USR1 $hot_pid
+	fi
+	wait $hot_pid || die "$mode: the workload failed"
+	hot_pid=
+	for ((i = 0; i < 50; i++)); do	# tee's last lines
+		grep -q "^RESULT ${mode}_demoted_pages=" "$TMP/hot.$mode" && break
+		sleep 0.1
+	done
+	keep < "$TMP/hot.$mode"
+	if [ "$mode" != none ]; then
+		damon_off
+		result kdamond_cpu_s "$(cs2s $kdamond_cs)"
+		result damon_s "$(cs2s $damon_cs)"
+		result kdamond_cpu_pct $((kdamond_cs * 100 / damon_cs))
+	else
+		result kdamond_cpu_s 0
+	fi
+	vmstat_snap
+	for k in "${COUNTERS[@]}"; do
+		result "$k" $((${VM[$k]:-0} - V0[$k]))
+	done
+	if kill $cold_pid 2>/dev/null; then
+		wait $cold_pid
+	else
+		wait $cold_pid
+		echo "bench: $mode: the cold set died before the end (exit $?)"
+	fi
+	cold_pid=
+	while read -r line; do
+		[ "$line" = ready ] || echo "$line"
+	done < "$cold_out"
+}
+
+# result KEY VALUE: print "RESULT MODE_KEY=VALUE" and keep it for the summary
+result()
+{
+	echo "RESULT ${mode}_$1=$2"
+	R[$mode.$1]=$2
+}
+
+# keep: keep the RESULT lines of stdin for the summary
+keep()
+{
+	local line kv
+
+	while read -r line; do
+		[ "${line%% *}" = RESULT ] || continue
+		kv=${line#RESULT "$mode"_}
+		R[$mode.${kv%%=*}]=${kv#*=}
+	done
+}
+
+# summary: one row per mode
+summary()
+{
+	local m f="%-6s %7s %7s %8s %8s %8s %7s %6s %9s %9s %6s\n"
+
+	echo
+	echo "bench: hot set ($HOT_MIB MiB) on node$FAST; pages migrated; times TCG (emulated), not hardware"
+	printf "bench: $f" mode "start%" "final%" "slow_MiB" steady_s "damon_on" "+steady" \
+		"fail" "mig_hot" "mig_cold" "pingpg"
+	for m in $MODES; do
+		printf "bench: $f" $m ${R[$m.initial_pct]:--} ${R[$m.final_pct]:--} \
+			${R[$m.final_slow_mib]:--} ${R[$m.steady_s]:--} \
+			${R[$m.damon_on_s]:--} ${R[$m.steady_after_damon_s]:--} \
+			${R[$m.damon_migrate_fail]:--} ${R[$m.damon_migrate_hot]:--} \
+			${R[$m.damon_migrate_cold]:--} ${R[$m.pingpong_pages]:--}
+	done
+	for m in $MODES; do
+		[ "$m" = none ] && continue
+		echo "bench: $m: kdamond CPU ${R[$m.kdamond_cpu_s]:--} s over ${R[$m.damon_s]:--} s" \
+			"of DAMON (${R[$m.kdamond_cpu_pct]:--}% of a CPU; TCG);" \
+			"hot pages seen moving twice or more ${R[$m.pingpong_pages]:--}," \
+			"node0->node2->node0 ${R[$m.roundtrip_pages]:--}"
+	done
+}
+
+[ -x "$BIN" ] || die "no $BIN (bench/run.sh builds it)"
+[ -d "$OUTDIR" ] && [ -w "$OUTDIR" ] || die "$OUTDIR is not a writable directory"
+for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+	echo "bench: $(basename "$t"): nodes $(cat "$t/nodelist")"
+done
+[ -e /proc/sys/vm/stat_refresh ] && grep -q '^damon_migrate_hot ' /proc/vmstat ||
+	die "no damon_migrate_* counters: not the patched kernel"
+# DAMON alone moves pages: no NUMA-balancing promotion, no reclaim demotion
+echo 0 > /proc/sys/kernel/numa_balancing
+echo 0 > /sys/kernel/mm/numa/demotion_enabled
+echo never > /sys/kernel/mm/transparent_hugepage/enabled
+echo "mode,t_s,damon,node0,node1,node2,other,node0_pct" > "$CSV"
+echo "bench: hot set $HOT_MIB MiB; node$FAST left with $HOT_FAST_MIB MiB free;" \
+	"runs ${RUN_NONE_S}s (none), ${RUN_S}s (early, lazy); lazy: DAMON on at ${LAZY_S}s"
+echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}us;" \
+	"cold: no access for ${COLD_AGE_MS}ms; hot: any access"
+
+for m in $MODES; do
+	case $m in
+	none | early | lazy) run $m ;;
+	*) die "unknown mode $m" ;;
+	esac
+done
+summary
+echo "bench: anchor (seeds/003, redis + YCSB zipfian, 52.6 GB of it):" \
+	"on CXL 38.1 GB (72%) by default, 0.7 GB (1.3%) with DAMON tiered"
