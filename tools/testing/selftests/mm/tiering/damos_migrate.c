@@ -63,22 +63,6 @@ TEST_F(damos, every_scheme_has_target_nid)
 	}
 }
 
-/* Wait until at least 90% of the set is on @nid; log the placement. */
-static long wait_for_node(struct __test_metadata *_metadata, char *buf, int nid)
-{
-	long counts[MAX_NODES], want = SET_SIZE / getpagesize() * 9 / 10;
-
-	for (int s = 0; s < WAIT_S; s++) {
-		count_pages_per_node(buf, SET_SIZE, counts);
-		if (counts[nid] >= want)
-			break;
-		sleep(1);
-	}
-	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
-	       counts[1], counts[2]);
-	return counts[nid];
-}
-
 TEST_F_TIMEOUT(damos, migrate_cold_node0_to_node2, WAIT_S + 60)
 {
 	struct damos_cfg cold = {
@@ -95,7 +79,11 @@ TEST_F_TIMEOUT(damos, migrate_cold_node0_to_node2, WAIT_S + 60)
 	ASSERT_EQ(counts[FAST_NODE], npages);
 
 	ASSERT_EQ(damon_start(&cold, 1), 0);
-	EXPECT_GE(wait_for_node(_metadata, self->buf, SLOW_NODE), npages * 9 / 10);
+	EXPECT_GE(wait_for_pages_on_node(self->buf, SET_SIZE, SLOW_NODE,
+					 npages * 9 / 10, WAIT_S, counts),
+		  npages * 9 / 10);
+	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
+	       counts[1], counts[2]);
 	count_pages_per_node(self->buf, SET_SIZE, counts);
 	EXPECT_EQ(counts[1], 0);
 	EXPECT_GT(damon_scheme_stat(0, "sz_applied"), 0);
@@ -119,7 +107,11 @@ TEST_F_TIMEOUT(damos, migrate_hot_node2_to_node0, WAIT_S + 60)
 
 	ASSERT_EQ(toucher_start(&t, self->buf, SET_SIZE), 0);
 	ASSERT_EQ(damon_start(&hot, 1), 0);
-	EXPECT_GE(wait_for_node(_metadata, self->buf, FAST_NODE), npages * 9 / 10);
+	EXPECT_GE(wait_for_pages_on_node(self->buf, SET_SIZE, FAST_NODE,
+					 npages * 9 / 10, WAIT_S, counts),
+		  npages * 9 / 10);
+	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
+	       counts[1], counts[2]);
 	toucher_stop(&t);
 	count_pages_per_node(self->buf, SET_SIZE, counts);
 	EXPECT_EQ(counts[1], 0);

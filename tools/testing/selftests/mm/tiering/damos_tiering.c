@@ -61,22 +61,6 @@ static void snap(struct snap *s)
 	}
 }
 
-static long wait_for_node(struct __test_metadata *_metadata, char *buf,
-			  size_t len, int nid, long want)
-{
-	long counts[MAX_NODES];
-
-	for (int s = 0; s < WAIT_S; s++) {
-		count_pages_per_node(buf, len, counts);
-		if (counts[nid] >= want)
-			break;
-		sleep(1);
-	}
-	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
-	       counts[1], counts[2]);
-	return counts[nid];
-}
-
 FIXTURE(tiering) {
 	char *buf;
 };
@@ -213,7 +197,10 @@ TEST_F_TIMEOUT(tiering, migrate_cold_counted_and_traced, WAIT_S + 60)
 
 	snap(&a);
 	ASSERT_EQ(damon_start(&cold, 1), 0);
-	moved = wait_for_node(_metadata, self->buf, SET_SIZE, SLOW_NODE, SET_PAGES);
+	moved = wait_for_pages_on_node(self->buf, SET_SIZE, SLOW_NODE, SET_PAGES,
+				       WAIT_S, counts);
+	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
+	       counts[1], counts[2]);
 	applied = damon_scheme_stat(0, "sz_applied") / 4096;
 	damon_stop();
 	snap(&b);
@@ -263,8 +250,10 @@ TEST_F_TIMEOUT(tiering, migrate_hot_counted, WAIT_S + 60)
 	snap(&a);
 	ASSERT_EQ(toucher_start(&t, self->buf, SET_SIZE), 0);
 	ASSERT_EQ(damon_start(&hot, 1), 0);
-	moved = wait_for_node(_metadata, self->buf, SET_SIZE, FAST_NODE,
-			      SET_PAGES * 99 / 100);
+	moved = wait_for_pages_on_node(self->buf, SET_SIZE, FAST_NODE,
+				       SET_PAGES * 99 / 100, WAIT_S, counts);
+	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
+	       counts[1], counts[2]);
 	applied = damon_scheme_stat(0, "sz_applied") / 4096;
 	damon_stop();
 	toucher_stop(&t);

@@ -335,6 +335,29 @@ out:
 }
 
 /**
+ * wait_for_pages_on_node() - poll a range's placement until enough is on a node
+ * @buf: start
+ * @len: bytes
+ * @nid: the node
+ * @want: pages wanted on @nid
+ * @timeout_s: give up after this many seconds
+ * @counts: MAX_NODES entries, the last placement seen
+ *
+ * Return: pages on @nid when done waiting.
+ */
+long wait_for_pages_on_node(void *buf, size_t len, int nid, long want,
+			    int timeout_s, long *counts)
+{
+	for (int s = 0; s < timeout_s; s++) {
+		count_pages_per_node(buf, len, counts);
+		if (counts[nid] >= want)
+			break;
+		sleep(1);
+	}
+	return counts[nid];
+}
+
+/**
  * fill_pattern() - write a seed-dependent pattern, one word per 64 bytes
  * @buf: start
  * @len: bytes
