@@ -7,7 +7,9 @@ Inputs: the host checks (TSV: name, status, detail), the lab console log
 kernel log scanned for WARNING/BUG/Oops/KASAN/lockdep reports) and the
 kselftest runner's output.  A kselftest program with TAP subtests is counted
 per subtest.  Tests listed in scripts/base-known-failures that fail are
-reported as base-known, counted apart.  Last line: "N passed, N failed, N skipped".
+reported as base-known, counted apart.  A kselftest that check-guest.sh ran
+a second time (upstream DAMON selftests only) is counted by its rerun and
+printed as FLAKY when the two runs disagree.  Last line: "N passed, N failed, N skipped".
 Exit status 1 on any failure.
 """
 import argparse
@@ -57,7 +59,7 @@ def kunit(console, json_out, src):
 def kselftests(path):
     top = re.compile(r"^(not )?ok \d+ selftests: (\S+): (\S+)(.*)$")
     sub = re.compile(r"^# (not )?ok \d+ (.*?)(?:\s+#\s*(SKIP|TODO)\b(.*))?$")
-    nested = []
+    nested, output, seen = [], [], {}
     for line in open(path, errors="replace"):
         line = line.rstrip("\n")
         m = sub.match(line)
@@ -68,10 +70,25 @@ def kselftests(path):
             continue
         m = top.match(line)
         if not m:
+            if line.startswith("# ") and not re.match(
+                    r"# (overriding timeout|selftests: |check-guest: )", line):
+                output.append(line[2:])
             continue
         coll, test, rest = m.group(2), m.group(3), m.group(4)
         failed = bool(m.group(1))
         base = f"{coll}/{test}"
+        tail = " | ".join(output[-4:])
+        if base in seen:
+            # a rerun: drop the first run's results, note the disagreement
+            first = seen[base]
+            del results[first[0]:first[1]]
+            for k, v in seen.items():
+                if v[0] > first[0]:
+                    seen[k] = (v[0] - (first[1] - first[0]), v[1] - (first[1] - first[0]))
+            tail = tail or first[2]
+            if not failed:
+                print(f"FLAKY      {base}: failed, passed on rerun (first run: {first[2]})")
+        n0 = len(results)
         if nested:
             for name, st, det in nested:
                 add(f"{base}/{name}", st, det)
@@ -80,8 +97,10 @@ def kselftests(path):
         elif "# SKIP" in rest:
             add(base, "skip", rest.split("# SKIP", 1)[1].strip())
         else:
-            add(base, "fail" if failed else "pass", rest.strip(" #"))
-        nested = []
+            add(base, "fail" if failed else "pass",
+                rest.strip(" #") + (f" [{tail}]" if failed and tail else ""))
+        seen[base] = (n0, len(results), tail)
+        nested, output = [], []
 
 
 def main():
