@@ -1,0 +1,268 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kernels: patched
+# timeout: 1200
+#
+# NUMA-balancing hot-page promotion (numa_balancing=2), hint-fault latency
+# in "time" mode (upstream: ms from scan to fault, hot_threshold_ms) against
+# "faults" mode (the series: hint faults from scan to fault,
+# hot_threshold_faults), in one boot of the patched kernel: the seed's
+# microbenchmark (seeds/000: footprint larger than DRAM, on DRAM and CXL,
+# in chunks; a chunk chosen at random gets a fixed number of random 4 KiB
+# accesses) scaled to the lab.  Runs in the lab guest.
+#
+# Each mode, from the same layout (a new process, the same seed):
+#   1. with NUMA balancing and demotion off, the workload (numa-hint run,
+#      on CPU0) faults in TOTAL_MIB in base pages: node0's free memory but
+#      NODE0_FREE_MIB first, the rest on node2; 8 MiB chunks, HOT_CHUNKS of
+#      those on node2 are hot, all others never hot;
+#   2. hint_latency_mode and hot_threshold_faults are set, the tracepoint
+#      tiering:tiering_promote_decision is read on CPU1 (numa-hint trace),
+#      demotion and numa_balancing=2 go on, and for RUN_S seconds the
+#      workload runs episodes (a random hot chunk, ITERS writes to random
+#      pages of it) and, after every SWEEP_EVERY episodes, sweeps a random
+#      never-hot chunk once.  Once a second it asks move_pages(2) where the
+#      hot pages are (every page every 15 s): hot pages promoted, never-hot
+#      pages promoted ("wrong"), residency of the hot set on node0.
+# The scanner knobs are upstream's defaults, written explicitly.
+#
+# Output: RESULT lines (keys MODE_key, and the faults/time ratios, see
+# bench/README), the hot set's residency over time in /mnt/lab/numa-hint.csv
+# (bench/run.sh plots it with bench/numa-hint.gp) and a summary.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$REPO/build/bench/bin/numa-hint
+OUTDIR=${BENCH_OUT:-/mnt/lab}
+CSV=$OUTDIR/numa-hint.csv
+MODES=${MODES:-time faults}
+TOTAL_MIB=${TOTAL_MIB:-1536}
+NODE0_FREE_MIB=${NODE0_FREE_MIB:-64}
+CHUNK_MIB=${CHUNK_MIB:-8}
+HOT_CHUNKS=${HOT_CHUNKS:-16}
+ITERS=${ITERS:-16777216}
+SWEEP_EVERY=${SWEEP_EVERY:-4}
+RUN_S=${RUN_S:-240}
+SEED=${SEED:-1}
+HOT_THRESHOLD_FAULTS=${HOT_THRESHOLD_FAULTS:-0}
+NB=/sys/kernel/debug/sched/numa_balancing
+TP=/sys/kernel/tracing/events/tiering/tiering_promote_decision
+# upstream defaults
+declare -A KNOBS=(
+	[$NB/scan_delay_ms]=${SCAN_DELAY_MS:-1000}
+	[$NB/scan_period_min_ms]=${SCAN_PERIOD_MIN_MS:-1000}
+	[$NB/scan_period_max_ms]=${SCAN_PERIOD_MAX_MS:-60000}
+	[$NB/scan_size_mb]=${SCAN_SIZE_MB:-256}
+	[$NB/hot_threshold_ms]=${HOT_THRESHOLD_MS:-1000}
+	[/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps]=${RATE_LIMIT_MBPS:-65536}
+)
+COUNTERS="pgpromote_success pgpromote_candidate pgpromote_reject_latency
+	pgpromote_reject_ratelimit pgpromote_fail numa_hint_faults numa_pte_updates
+	numa_pages_migrated pgdemote_kswapd pgdemote_direct oom_kill"
+declare -A R
+fast=
+TMP=$(mktemp -d)
+pids=()
+
+die()
+{
+	echo "bench: numa-hint: $*" >&2
+	exit 1
+}
+
+# w VALUE FILE: write a kernel knob, or die naming it.
+w()
+{
+	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
+}
+
+cleanup()
+{
+	local p
+
+	echo 0 > /proc/sys/kernel/numa_balancing
+	[ -e $TP/enable ] && echo 0 > $TP/enable
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# vmstat FILE: /proc/vmstat, brought up to date, into FILE
+vmstat()
+{
+	echo 1 > /proc/sys/vm/stat_refresh
+	cat /proc/vmstat > "$1"
+}
+
+# result KEY VALUE: print "RESULT MODE_KEY=VALUE" and keep it for the summary
+result()
+{
+	echo "RESULT ${mode}_$1=$2"
+	R[$mode.$1]=$2
+}
+
+# run MODE: one mode, from a new layout to RESULT lines
+run()
+{
+	local free wl tail tr line k v i
+
+	mode=$1
+	echo "bench: === $mode ==="
+	w 0 /proc/sys/kernel/numa_balancing
+	w 0 /sys/kernel/mm/numa/demotion_enabled
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	sleep 2
+	free=$(awk '$3 == "MemFree:" { print int($4 / 1024) }' \
+		/sys/devices/system/node/node0/meminfo)
+	if [ -z "$fast" ]; then	# the first mode's layout for all
+		fast=$((free - NODE0_FREE_MIB))
+		[ $fast -gt 0 ] && [ $fast -lt "$TOTAL_MIB" ] ||
+			die "node0 has $free MiB free: cannot leave $NODE0_FREE_MIB of it with $TOTAL_MIB in all"
+	fi
+	echo "bench: $mode: node0 free $free MiB: $fast MiB of the workload there first"
+	result node0_free_mib $free
+	result fast_mib $fast
+
+	numactl --cpunodebind=0 -- "$BIN" run -t "$TOTAL_MIB" -f $fast \
+		-c "$CHUNK_MIB" -H "$HOT_CHUNKS" -i "$ITERS" -w "$SWEEP_EVERY" \
+		-r "$RUN_S" -s "$SEED" "$mode" "$CSV" > "$TMP/run.$mode" &
+	wl=$!
+	pids+=($wl)
+	tail -n +1 -f --pid=$wl "$TMP/run.$mode" | grep --line-buffered -vx ready &
+	tail=$!
+	for ((i = 0; i < 6000; i++)); do
+		grep -qx ready "$TMP/run.$mode" && break
+		kill -0 $wl 2>/dev/null || die "$mode: the workload died"
+		sleep 0.1
+	done
+	grep -qx ready "$TMP/run.$mode" || die "$mode: the workload did not come up"
+
+	w "$mode" $NB/hint_latency_mode
+	w "$HOT_THRESHOLD_FAULTS" $NB/hot_threshold_faults
+	echo "bench: $mode: hint_latency_mode [$(cat $NB/hint_latency_mode)]" \
+		"hot_threshold_ms $(cat $NB/hot_threshold_ms)" \
+		"hot_threshold_faults $(cat $NB/hot_threshold_faults)"
+	tr=
+	if [ -e $TP/enable ]; then
+		echo > /sys/kernel/tracing/trace
+		numactl --cpunodebind=1 --membind=1 -- "$BIN" trace \
+			/sys/kernel/tracing/trace_pipe > "$TMP/trace.$mode" &
+		tr=$!
+		pids+=($tr)
+		w 1 $TP/enable
+	fi
+	vmstat "$TMP/vmstat.$mode.0"
+	w 1 /sys/kernel/mm/numa/demotion_enabled
+	w 2 /proc/sys/kernel/numa_balancing
+	kill -USR1 $wl
+	wait $wl || die "$mode: the workload failed"
+	w 0 /proc/sys/kernel/numa_balancing
+	vmstat "$TMP/vmstat.$mode.1"
+	wait $tail
+	while read -r line; do
+		[ "${line%% *}" = RESULT ] || continue
+		line=${line#RESULT "$mode"_}
+		R[$mode.${line%%=*}]=${line#*=}
+	done < "$TMP/run.$mode"
+	awk -v want="$COUNTERS" 'BEGIN { n = split(want, w); for (i = 1; i <= n; i++) k[w[i]] = i }
+		NR == FNR { v0[$1] = $2; next }
+		$1 in k { d[k[$1]] = $2 - v0[$1] }
+		END { for (i = 1; i <= n; i++) print w[i], d[i] + 0 }' \
+		"$TMP/vmstat.$mode.0" "$TMP/vmstat.$mode.1" > "$TMP/delta.$mode"
+	while read -r k v; do
+		result "$k" "$v"
+	done < "$TMP/delta.$mode"
+	if [ -n "$tr" ]; then
+		w 0 $TP/enable
+		kill -TERM $tr
+		wait $tr
+		while read -r line; do
+			case $line in
+			"RESULT trace_"*)
+				line=${line#RESULT }
+				result "${line%%=*}" "${line#*=}" ;;
+			*) echo "$line" ;;
+			esac
+		done < "$TMP/trace.$mode"
+	else
+		echo "bench: $mode: no tracepoint tiering:tiering_promote_decision"
+	fi
+}
+
+# ratio KEY: faults/time of KEY, "-" when time's is 0 or missing
+ratio()
+{
+	awk -v f="${R[faults.$1]:-}" -v t="${R[time.$1]:-}" 'BEGIN {
+		if (f ~ /^[0-9.]+$/ && t ~ /^[0-9.]+$/ && t > 0)
+			printf "%.2f\n", f / t
+		else
+			print "-" }'
+}
+
+summary()
+{
+	local m k f="%-7s %8s %8s %8s %8s %8s %9s %9s %9s %9s %8s\n"
+
+	echo
+	echo "bench: hot set $((HOT_CHUNKS * CHUNK_MIB)) MiB on node2 at the start;" \
+		"promotions are pages seen moving node2 -> node0; times TCG, not hardware"
+	printf "bench: $f" mode "hot_prom" "q1_prom" "wrong" "start%" "final%" pgpromote \
+		candidate "rej_lat" hint_flt "revisit"
+	for m in $MODES; do
+		printf "bench: $f" $m ${R[$m.hot_promoted_pages]:--} \
+			${R[$m.hot_promoted_q1_pages]:--} \
+			${R[$m.wrong_promoted_pages]:--} ${R[$m.hot_initial_pct]:--} \
+			${R[$m.hot_final_pct]:--} ${R[$m.pgpromote_success]:--} \
+			${R[$m.pgpromote_candidate]:--} \
+			${R[$m.pgpromote_reject_latency]:--} \
+			${R[$m.numa_hint_faults]:--} ${R[$m.revisit_s]:--}
+	done
+	[ -n "${R[time.hot_promoted_pages]:-}" ] &&
+		[ -n "${R[faults.hot_promoted_pages]:-}" ] || return 0
+	mode=faults_time
+	for k in hot_promoted_pages hot_promoted_q1_pages hot_promotions pgpromote_success \
+		pgpromote_candidate wrong_promoted_pages hot_final_pct; do
+		result "${k}_ratio" "$(ratio $k)"
+	done
+	echo "bench: seed 000's claim, at lab scale: faults mode >= 3.7x the hot-page" \
+		"promotions of time mode: ${R[faults_time.hot_promoted_pages_ratio]}x;" \
+		"wrong promotions ${R[time.wrong_promoted_pages]} (time)" \
+		"-> ${R[faults.wrong_promoted_pages]} (faults);" \
+		"final hot residency ${R[time.hot_final_pct]}% -> ${R[faults.hot_final_pct]}%"
+}
+
+[ -x "$BIN" ] || die "no $BIN (bench/run.sh builds it)"
+[ -d "$OUTDIR" ] && [ -w "$OUTDIR" ] || die "$OUTDIR is not a writable directory"
+[ -e $NB/hint_latency_mode ] ||
+	die "no $NB/hint_latency_mode: not the patched kernel"
+for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+	echo "bench: $(basename "$t"): nodes $(cat "$t/nodelist")"
+done
+for k in "${!KNOBS[@]}"; do
+	if [ -e "$k" ]; then
+		w "${KNOBS[$k]}" "$k"
+		echo "bench: $k = ${KNOBS[$k]}"
+	else
+		echo "bench: no $k: the kernel's default in force"
+	fi
+done
+w never /sys/kernel/mm/transparent_hugepage/enabled
+[ -e $TP/enable ] && w 4096 /sys/kernel/tracing/buffer_size_kb
+echo "mode,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,wrong_promoted" > "$CSV"
+echo "bench: $TOTAL_MIB MiB in $CHUNK_MIB MiB chunks, $HOT_CHUNKS hot on node2;" \
+	"episode: $ITERS random writes in a hot chunk; a never-hot chunk swept" \
+	"after every $SWEEP_EVERY; ${RUN_S}s per mode; seed $SEED"
+
+for m in $MODES; do
+	case $m in
+	time | faults) run $m ;;
+	*) die "unknown mode $m" ;;
+	esac
+done
+summary
+echo "bench: anchor (seeds/000, 192 GB in 1 GB chunks on DRAM + CXL):" \
+	"pgpromote_success 1,804,500 (time) -> 6,709,526 (faults), 3.7x;" \
+	"latency rejects 10,595,933 -> 4,557,401"
