@@ -7,7 +7,10 @@
  * demotion counters: pages moved up a tier (like pgpromote_success) count on
  * the destination node, pages moved down a tier (like pgdemote_*) on the
  * source node, and pages that failed to move on the node they stayed on.
+ * NUMA-balancing promotion decisions count, like pgpromote_candidate, on
+ * the destination node.
  */
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/tiering_stat.h>
@@ -21,11 +24,13 @@
  * @moved: item for pages that moved
  * @failed: item for pages that were tried and did not move
  * @charge_dst: charge @moved to the destination node, not the source
+ * @memcg: @moved is also a memory cgroup statistic (memory.stat)
  */
 struct tiering_reason_stat {
 	enum node_stat_item moved;
 	enum node_stat_item failed;
 	bool charge_dst;
+	bool memcg;
 };
 
 static const struct tiering_reason_stat tiering_stats[NR_TIERING_REASONS] = {
@@ -39,6 +44,14 @@ static const struct tiering_reason_stat tiering_stats[NR_TIERING_REASONS] = {
 		.failed = DAMON_MIGRATE_FAIL,
 		.charge_dst = false,
 	},
+#ifdef CONFIG_NUMA_BALANCING
+	[TIERING_NUMA_HINT] = {
+		.moved = PGPROMOTE_SUCCESS,
+		.failed = PGPROMOTE_FAIL,
+		.charge_dst = true,
+		.memcg = true,
+	},
+#endif
 };
 
 /**
@@ -56,7 +69,9 @@ static int tiering_charge_nid(enum tiering_reason reason, int src_nid,
 }
 
 /**
- * tiering_account() - report one batch of a tiering migration
+ * tiering_account_memcg() - report one batch of a tiering migration
+ * @memcg: memory cgroup whose statistics the moved pages are charged to as
+ *	well, for reasons whose counter is a memcg statistic; may be NULL
  * @src_nid: node the pages were on
  * @dst_nid: node they were to move to; may be a node without memory (or
  *	NUMA_NO_NODE) when the whole batch failed because of it
@@ -69,19 +84,57 @@ static int tiering_charge_nid(enum tiering_reason reason, int src_nid,
  * off this costs two per-cpu counter updates.  Callable from any context
  * that may update node vmstat counters.
  */
-void tiering_account(int src_nid, int dst_nid, unsigned int nr_moved,
-		     unsigned int nr_failed, enum tiering_reason reason)
+void tiering_account_memcg(struct mem_cgroup *memcg, int src_nid,
+			   int dst_nid, unsigned int nr_moved,
+			   unsigned int nr_failed, enum tiering_reason reason)
 {
 	const struct tiering_reason_stat *stat = &tiering_stats[reason];
+	struct pglist_data *pgdat;
 
-	if (nr_moved)
-		mod_node_page_state(NODE_DATA(tiering_charge_nid(reason, src_nid,
-								 dst_nid)),
-				    stat->moved, nr_moved);
+	if (nr_moved) {
+		pgdat = NODE_DATA(tiering_charge_nid(reason, src_nid, dst_nid));
+		if (memcg && stat->memcg)
+			mod_lruvec_state(mem_cgroup_lruvec(memcg, pgdat),
+					 stat->moved, nr_moved);
+		else
+			mod_node_page_state(pgdat, stat->moved, nr_moved);
+	}
 	if (nr_failed)
 		mod_node_page_state(NODE_DATA(src_nid), stat->failed, nr_failed);
 	trace_tiering_migrate(src_nid, dst_nid, nr_moved, nr_failed, reason);
 }
+
+#ifdef CONFIG_NUMA_BALANCING
+/**
+ * tiering_promote_decision() - report a NUMA-balancing promotion decision
+ * @src_nid: lower-tier node of the faulting folio
+ * @dst_nid: top-tier node it would be promoted to
+ * @nr_pages: base pages in the folio
+ * @latency: its hint-fault latency, in the unit of @mode (0 if not taken)
+ * @threshold: the threshold it was compared with (0 if none)
+ * @mode: unit of @latency and @threshold
+ * @decision: the outcome
+ *
+ * Rejected candidates count in pgpromote_reject_latency or
+ * pgpromote_reject_ratelimit of @dst_nid; every decision emits
+ * tiering:tiering_promote_decision.  Pages that then move are reported by
+ * the migration, through tiering_account_memcg().
+ */
+void tiering_promote_decision(int src_nid, int dst_nid, unsigned int nr_pages,
+			      unsigned int latency, unsigned int threshold,
+			      enum numa_hint_latency_mode mode,
+			      enum numa_hint_decision decision)
+{
+	if (decision == NUMA_HINT_REJECT_LATENCY)
+		mod_node_page_state(NODE_DATA(dst_nid),
+				    PGPROMOTE_REJECT_LATENCY, nr_pages);
+	else if (decision == NUMA_HINT_REJECT_RATELIMIT)
+		mod_node_page_state(NODE_DATA(dst_nid),
+				    PGPROMOTE_REJECT_RATELIMIT, nr_pages);
+	trace_tiering_promote_decision(src_nid, dst_nid, nr_pages, latency,
+				       threshold, mode, decision);
+}
+#endif
 
 /**
  * tiering_target_nid_valid() - may pages be migrated to this node?

@@ -32,6 +32,16 @@ diff=$(git -C "$SRC" diff -- "$@")
 	echo "2.39.5"
 } > "$out"
 echo "$(basename "$out")" >> "$REPO/patches/series"
+# Keep the edited files' mtimes across the revert and re-assembly, so that
+# kbuild does not rebuild what it has already built from the same content.
+keep=$(mktemp -d)
+trap 'rm -rf "$keep"' EXIT
+(cd "$SRC" && cp -p --parents "$@" "$keep/")
 git -C "$SRC" checkout -q -- "$@"
 "$REPO/scripts/assemble.sh" | tail -1
+for f in "$@"; do
+	if cmp -s "$keep/$f" "$SRC/$f"; then
+		touch -r "$keep/$f" "$SRC/$f"
+	fi
+done
 echo "new-patch: wrote ${out#"$REPO/"}"

@@ -6,35 +6,43 @@
  * migrate_cold, NUMA-balancing promotion, reclaim demotion) reports each
  * migration batch here, once: the layer charges the per-node vmstat items
  * (summed in /proc/vmstat) and emits the tiering:tiering_migrate tracepoint.
- * No path keeps counters of its own on the side.
+ * No path keeps counters of its own on the side.  NUMA-balancing promotion
+ * also reports each candidate's decision (tiering:tiering_promote_decision).
  */
 #ifndef _LINUX_TIERING_STAT_H
 #define _LINUX_TIERING_STAT_H
 
 #include <linux/mmzone.h>
+#include <linux/numa_hint_latency.h>
 #include <linux/types.h>
+
+struct mem_cgroup;
 
 /**
  * enum tiering_reason - which path made a tiering migration
  * @TIERING_DAMON_HOT: DAMOS migrate_hot
  * @TIERING_DAMON_COLD: DAMOS migrate_cold
+ * @TIERING_NUMA_HINT: NUMA-balancing promotion at a hint fault
  * @NR_TIERING_REASONS: number of reasons
  */
 enum tiering_reason {
 	TIERING_DAMON_HOT,
 	TIERING_DAMON_COLD,
+	TIERING_NUMA_HINT,
 	NR_TIERING_REASONS
 };
 
 #ifdef CONFIG_NUMA
-void tiering_account(int src_nid, int dst_nid, unsigned int nr_moved,
-		     unsigned int nr_failed, enum tiering_reason reason);
+void tiering_account_memcg(struct mem_cgroup *memcg, int src_nid,
+			   int dst_nid, unsigned int nr_moved,
+			   unsigned int nr_failed, enum tiering_reason reason);
 bool tiering_target_nid_valid(int nid);
 #else
-static inline void tiering_account(int src_nid, int dst_nid,
-				   unsigned int nr_moved,
-				   unsigned int nr_failed,
-				   enum tiering_reason reason)
+static inline void tiering_account_memcg(struct mem_cgroup *memcg,
+					 int src_nid, int dst_nid,
+					 unsigned int nr_moved,
+					 unsigned int nr_failed,
+					 enum tiering_reason reason)
 {
 }
 
@@ -42,6 +50,32 @@ static inline bool tiering_target_nid_valid(int nid)
 {
 	return false;
 }
+#endif
+
+/**
+ * tiering_account() - report one batch of a tiering migration
+ * @src_nid: node the pages were on
+ * @dst_nid: node they were to move to
+ * @nr_moved: base pages that moved
+ * @nr_failed: base pages that were tried and stayed on @src_nid
+ * @reason: which path migrated them
+ *
+ * tiering_account_memcg() without a memory cgroup to charge.
+ */
+static inline void tiering_account(int src_nid, int dst_nid,
+				   unsigned int nr_moved,
+				   unsigned int nr_failed,
+				   enum tiering_reason reason)
+{
+	tiering_account_memcg(NULL, src_nid, dst_nid, nr_moved, nr_failed,
+			      reason);
+}
+
+#ifdef CONFIG_NUMA_BALANCING
+void tiering_promote_decision(int src_nid, int dst_nid, unsigned int nr_pages,
+			      unsigned int latency, unsigned int threshold,
+			      enum numa_hint_latency_mode mode,
+			      enum numa_hint_decision decision);
 #endif
 
 #endif /* _LINUX_TIERING_STAT_H */

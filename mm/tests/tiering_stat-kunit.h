@@ -15,6 +15,9 @@ static void tiering_stat_test_charge_nid(struct kunit *test)
 	/* down a tier: source, like pgdemote_* */
 	KUNIT_EXPECT_EQ(test, tiering_charge_nid(TIERING_DAMON_COLD, 0, 2), 0);
 	KUNIT_EXPECT_EQ(test, tiering_charge_nid(TIERING_DAMON_COLD, 1, 2), 1);
+	/* promotion: destination, as pgpromote_success always was */
+	if (IS_ENABLED(CONFIG_NUMA_BALANCING))
+		KUNIT_EXPECT_EQ(test, tiering_charge_nid(TIERING_NUMA_HINT, 2, 1), 1);
 }
 
 static void tiering_stat_test_every_reason_has_items(struct kunit *test)
@@ -22,6 +25,8 @@ static void tiering_stat_test_every_reason_has_items(struct kunit *test)
 	int i;
 
 	for (i = 0; i < NR_TIERING_REASONS; i++) {
+		if (i == TIERING_NUMA_HINT && !IS_ENABLED(CONFIG_NUMA_BALANCING))
+			continue;
 		KUNIT_EXPECT_LT(test, (int)tiering_stats[i].moved,
 				NR_VM_NODE_STAT_ITEMS);
 		KUNIT_EXPECT_NE(test, (int)tiering_stats[i].moved,

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NUMA-balancing promotion in memory-tiering mode (numa_balancing=2) with
+ * the fault-count hint latency: a set on node2 that a task keeps reading is
+ * promoted to node0; a set read once after the scanner marked it is not
+ * (beyond the threshold's worth of pages); the mode knob decides which
+ * unit the promotion decisions are taken in, as the tiering tracepoint
+ * shows; and the knobs reject bad values with EINVAL.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "tiering_util.h"
+
+#define FAST_NODE	0
+#define SLOW_NODE	2
+#define PAGE		4096UL
+#define NB		"/proc/sys/kernel/numa_balancing"
+#define NB_DEBUG	"/sys/kernel/debug/sched/numa_balancing"
+#define MODE		NB_DEBUG "/hint_latency_mode"
+#define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
+#define TRACE		"/sys/kernel/tracing"
+#define DECISION	TRACE "/events/tiering/tiering_promote_decision/enable"
+#define WAIT_S		90
+
+FIXTURE(hint) {
+	long saved_nb, saved_delay, saved_min, saved_th;
+	char saved_mode[16];
+};
+
+FIXTURE_SETUP(hint)
+{
+	self->saved_nb = read_long(NB);
+	if (self->saved_nb < 0)
+		SKIP(return, "no NUMA balancing");
+	if (read_file(MODE, self->saved_mode, sizeof(self->saved_mode)) < 0)
+		SKIP(return, "no %s: kernel without fault-count hint latency",
+		     MODE);
+	if (mem_tier_of(SLOW_NODE) < 0 ||
+	    mem_tier_of(SLOW_NODE) <= mem_tier_of(FAST_NODE))
+		SKIP(return, "node%d is not in a lower memory tier than node%d",
+		     SLOW_NODE, FAST_NODE);
+	self->saved_th = read_long(TH_FAULTS);
+	self->saved_delay = read_long(NB_DEBUG "/scan_delay_ms");
+	self->saved_min = read_long(NB_DEBUG "/scan_period_min_ms");
+	/* scan soon and often: passes of a fraction of a second, not minutes */
+	ASSERT_EQ(write_file(NB_DEBUG "/scan_delay_ms", "100"), 0);
+	ASSERT_EQ(write_file(NB_DEBUG "/scan_period_min_ms", "100"), 0);
+	ASSERT_EQ(write_file(NB, "2"), 0);
+}
+
+FIXTURE_TEARDOWN(hint)
+{
+	write_file(DECISION, "0");
+	write_file(NB, "%ld", self->saved_nb);
+	write_file(MODE, "%s", self->saved_mode);
+	if (self->saved_th >= 0)
+		write_file(TH_FAULTS, "%ld", self->saved_th);
+	if (self->saved_delay >= 0)
+		write_file(NB_DEBUG "/scan_delay_ms", "%ld", self->saved_delay);
+	if (self->saved_min >= 0)
+		write_file(NB_DEBUG "/scan_period_min_ms", "%ld", self->saved_min);
+}
+
+/**
+ * struct job - what the child task did, in memory shared with the parent
+ * @pages: size of the set
+ * @once: read the set once after it was scanned (else: until promoted)
+ * @err: nonzero if the child could not set up or time out
+ * @on_fast: pages of the set on FAST_NODE at the end
+ * @on_slow: pages of the set on SLOW_NODE at the end
+ * @secs: seconds the child's reads took
+ */
+struct job {
+	long pages;
+	bool once;
+	int err;
+	long on_fast, on_slow, secs;
+};
+
+/* burn CPU for about @ms: task_numa_work() runs from a running task's tick */
+static void spin_ms(long ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+/*
+ * The child, on CPU0 (node0): faults its set on SLOW_NODE, spins until the
+ * NUMA scanner has made at least the set's worth of PTEs PROT_NONE, then
+ * either reads every page once and spins a few more scan passes, or keeps
+ * reading the set until 90% of it is on FAST_NODE.
+ */
+static void child(struct job *j)
+{
+	size_t len = j->pages * PAGE;
+	long counts[MAX_NODES], pte0;
+	cpu_set_t cpus;
+	time_t t0;
+	char *buf;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	j->err = 1;
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		return;
+	pte0 = vmstat("/proc/vmstat", "numa_pte_updates");
+	buf = alloc_on_node(len, SLOW_NODE);
+	if (!buf || count_pages_per_node(buf, len, counts) ||
+	    counts[SLOW_NODE] != j->pages)
+		return;
+	j->err = 2;
+	t0 = time(NULL);
+	while (vmstat("/proc/vmstat", "numa_pte_updates") - pte0 < j->pages) {
+		if (time(NULL) - t0 > WAIT_S)
+			return;
+		spin_ms(50);
+	}
+	t0 = time(NULL);
+	if (j->once) {
+		for (size_t off = 0; off < len; off += PAGE)
+			READ_ONCE(buf[off]);
+		j->secs = time(NULL) - t0;
+		spin_ms(2000);
+	} else {
+		for (;;) {
+			for (size_t off = 0; off < len; off += PAGE)
+				READ_ONCE(buf[off]);
+			count_pages_per_node(buf, len, counts);
+			if (counts[FAST_NODE] >= j->pages * 9 / 10)
+				break;
+			if (time(NULL) - t0 > WAIT_S)
+				return;
+			spin_ms(20);
+		}
+		j->secs = time(NULL) - t0;
+	}
+	count_pages_per_node(buf, len, counts);
+	j->on_fast = counts[FAST_NODE];
+	j->on_slow = counts[SLOW_NODE];
+	j->err = 0;
+}
+
+/**
+ * struct promo_stat - the promotion counters of /proc/vmstat
+ * @success: pgpromote_success
+ * @reject_latency: pgpromote_reject_latency
+ * @candidate: pgpromote_candidate
+ */
+struct promo_stat {
+	long success, reject_latency, candidate;
+};
+
+static void promo_stat(struct promo_stat *s)
+{
+	vm_stat_refresh();
+	s->success = vmstat("/proc/vmstat", "pgpromote_success");
+	s->reject_latency = vmstat("/proc/vmstat", "pgpromote_reject_latency");
+	s->candidate = vmstat("/proc/vmstat", "pgpromote_candidate");
+}
+
+/* run one child on a set of @pages pages; the job comes back in @out */
+static int run_child(long pages, bool once, struct job *out)
+{
+	struct job *j = mmap(NULL, sizeof(*j), PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int status;
+	pid_t pid;
+
+	if (j == MAP_FAILED)
+		return -1;
+	memset(j, 0, sizeof(*j));
+	j->pages = pages;
+	j->once = once;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		child(j);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	*out = *j;
+	munmap(j, sizeof(*j));
+	return 0;
+}
+
+/* count tiering_promote_decision events with @mode and with the other one */
+static void count_decisions(const char *mode, long *with, long *other,
+			    long *threshold_ok, long threshold)
+{
+	char line[512], want[32], th[32];
+	FILE *f = fopen(TRACE "/trace", "r");
+
+	*with = *other = *threshold_ok = 0;
+	if (!f)
+		return;
+	snprintf(want, sizeof(want), " mode=%s ", mode);
+	snprintf(th, sizeof(th), " threshold=%ld ", threshold);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "tiering_promote_decision:"))
+			continue;
+		if (strstr(line, want)) {
+			(*with)++;
+			if (strstr(line, th))
+				(*threshold_ok)++;
+		} else {
+			(*other)++;
+		}
+	}
+	fclose(f);
+}
+
+/* A set read over and over is promoted in fault-count mode. */
+TEST_F_TIMEOUT(hint, faults_mode_promotes_hot_set, 2 * WAIT_S + 60)
+{
+	const long pages = 2048;
+	struct promo_stat a, b;
+	struct job j;
+
+	ASSERT_EQ(write_file(MODE, "faults"), 0);
+	ASSERT_EQ(write_file(TH_FAULTS, "0"), 0);
+	promo_stat(&a);
+	ASSERT_EQ(run_child(pages, false, &j), 0);
+	promo_stat(&b);
+	TH_LOG("err %d after %ld s: node%d %ld node%d %ld",
+	       j.err, j.secs, FAST_NODE, j.on_fast, SLOW_NODE, j.on_slow);
+	TH_LOG("pgpromote_success +%ld, pgpromote_reject_latency +%ld",
+	       b.success - a.success, b.reject_latency - a.reject_latency);
+	ASSERT_EQ(j.err, 0);
+	EXPECT_GE(j.on_fast, pages * 9 / 10);
+	EXPECT_GE(b.success - a.success, pages * 9 / 10);
+}
+
+/*
+ * A set read once, right after the scanner marked it: page i of the sweep
+ * faults i faults after its stamp, so with a fixed threshold of TH faults
+ * about TH pages pass and the rest count as latency rejects.
+ */
+TEST_F_TIMEOUT(hint, faults_mode_touched_once_not_promoted, 2 * WAIT_S + 60)
+{
+	const long pages = 8192, th = 256;
+	struct promo_stat a, b;
+	struct job j;
+
+	ASSERT_EQ(write_file(MODE, "faults"), 0);
+	ASSERT_EQ(write_file(TH_FAULTS, "%ld", th), 0);
+	promo_stat(&a);
+	ASSERT_EQ(run_child(pages, true, &j), 0);
+	promo_stat(&b);
+	TH_LOG("err %d, sweep %ld s: node%d %ld node%d %ld",
+	       j.err, j.secs, FAST_NODE, j.on_fast, SLOW_NODE, j.on_slow);
+	TH_LOG("pgpromote_success +%ld, pgpromote_reject_latency +%ld",
+	       b.success - a.success, b.reject_latency - a.reject_latency);
+	ASSERT_EQ(j.err, 0);
+	/* at most the threshold's worth, and a margin for bucket rounding */
+	EXPECT_LE(j.on_fast, th + th / 4);
+	EXPECT_GE(j.on_slow, pages - th - th / 4);
+	EXPECT_GE(b.reject_latency - a.reject_latency, pages - th - th / 4);
+}
+
+/*
+ * The mode knob decides: the same sweep is decided in "time" mode, then in
+ * "faults" mode with a fixed threshold, and the tracepoint shows each
+ * decision in the mode set at the time and, in faults mode, the threshold.
+ */
+TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
+{
+	const long pages = 1024, th = 300;
+	long with, other, th_ok;
+	struct job j;
+
+	if (access(DECISION, W_OK))
+		SKIP(return, "no tiering_promote_decision tracepoint");
+	ASSERT_EQ(write_file(TH_FAULTS, "%ld", th), 0);
+
+	ASSERT_EQ(write_file(MODE, "time"), 0);
+	ASSERT_EQ(write_file(TRACE "/trace", "\n"), 0);
+	ASSERT_EQ(write_file(DECISION, "1"), 0);
+	ASSERT_EQ(run_child(pages, true, &j), 0);
+	ASSERT_EQ(write_file(DECISION, "0"), 0);
+	ASSERT_EQ(j.err, 0);
+	count_decisions("time", &with, &other, &th_ok, th);
+	TH_LOG("time mode: %ld decisions in time mode, %ld in another", with,
+	       other);
+	EXPECT_GE(with, pages * 9 / 10);
+	EXPECT_EQ(other, 0);
+
+	ASSERT_EQ(write_file(MODE, "faults"), 0);
+	ASSERT_EQ(write_file(TRACE "/trace", "\n"), 0);
+	ASSERT_EQ(write_file(DECISION, "1"), 0);
+	ASSERT_EQ(run_child(pages, true, &j), 0);
+	ASSERT_EQ(write_file(DECISION, "0"), 0);
+	ASSERT_EQ(j.err, 0);
+	count_decisions("faults", &with, &other, &th_ok, th);
+	TH_LOG("faults mode: %ld decisions in faults mode (%ld at threshold=%ld), %ld in another",
+	       with, th_ok, th, other);
+	EXPECT_GE(with, pages * 9 / 10);
+	EXPECT_EQ(th_ok, with);
+	EXPECT_EQ(other, 0);
+}
+
+/* Bad values: EINVAL, and the knob keeps its value. */
+TEST_F(hint, knobs_reject_bad_values)
+{
+	static const char * const bad_modes[] = {
+		"\n", "fault", "times", "1", "0", "faults extra",
+		"TIME", "faults\n\n", "time faults",
+		"a-much-longer-string-than-any-mode",
+	};
+	static const char * const bad_th[] = {
+		"abc", "-1", "1.5", "0x", "12abc", "1 2", "\n",
+		/* beyond any stamp's range, then beyond unsigned int */
+		"4294967295", "4294967296", "99999999999999999999",
+	};
+	char buf[64];
+	size_t i;
+
+	ASSERT_EQ(write_file(MODE, "faults\n"), 0);
+	ASSERT_GT(read_file(MODE, buf, sizeof(buf)), 0);
+	ASSERT_STREQ(buf, "faults\n");
+	for (i = 0; i < ARRAY_SIZE(bad_modes); i++) {
+		EXPECT_EQ(write_file(MODE, "%s", bad_modes[i]), -EINVAL)
+			TH_LOG("mode \"%s\" accepted", bad_modes[i]);
+		read_file(MODE, buf, sizeof(buf));
+		EXPECT_STREQ(buf, "faults\n");
+	}
+	ASSERT_EQ(write_file(MODE, "time"), 0);
+	read_file(MODE, buf, sizeof(buf));
+	EXPECT_STREQ(buf, "time\n");
+
+	ASSERT_EQ(write_file(TH_FAULTS, "77"), 0);
+	for (i = 0; i < ARRAY_SIZE(bad_th); i++) {
+		EXPECT_EQ(write_file(TH_FAULTS, "%s", bad_th[i]), -EINVAL)
+			TH_LOG("threshold \"%s\" accepted", bad_th[i]);
+		EXPECT_EQ(read_long(TH_FAULTS), 77);
+	}
+	/* 0 (automatic) and hex are fine */
+	EXPECT_EQ(write_file(TH_FAULTS, "0x40\n"), 0);
+	EXPECT_EQ(read_long(TH_FAULTS), 64);
+	EXPECT_EQ(write_file(TH_FAULTS, "0"), 0);
+	EXPECT_EQ(read_long(TH_FAULTS), 0);
+}
+
+TEST_HARNESS_MAIN
