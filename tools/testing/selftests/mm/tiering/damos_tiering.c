@@ -192,7 +192,7 @@ TEST_F_TIMEOUT(tiering, migrate_cold_counted_and_traced, WAIT_S + 60)
 	self->buf = alloc_on_node(SET_SIZE, FAST_NODE);
 	ASSERT_NE(self->buf, NULL);
 	fill_pattern(self->buf, SET_SIZE, 7);
-	ASSERT_EQ(write_file(TRACE "/trace", "\n"), 0);
+	ASSERT_EQ(trace_clear(), 0);
 	ASSERT_EQ(write_file(TRACE "/events/tiering/tiering_migrate/enable", "1"), 0);
 
 	snap(&a);

@@ -249,12 +249,15 @@ TEST_F_TIMEOUT(hint, faults_mode_promotes_hot_set, 2 * WAIT_S + 60)
 
 /*
  * A set read once, right after the scanner marked it: page i of the sweep
- * faults i faults after its stamp, so with a fixed threshold of TH faults
- * about TH pages pass and the rest count as latency rejects.
+ * faults about i faults after its stamp, so with a fixed threshold of TH
+ * faults about TH pages pass per scan pass that the sweep spans (a pass
+ * restamps the pages not read yet) and the rest count as latency rejects.
+ * In time mode nearly all of them would pass: the sweep takes well under
+ * hot_threshold_ms.
  */
 TEST_F_TIMEOUT(hint, faults_mode_touched_once_not_promoted, 2 * WAIT_S + 60)
 {
-	const long pages = 8192, th = 256;
+	const long pages = 8192, th = 32;
 	struct promo_stat a, b;
 	struct job j;
 
@@ -268,10 +271,12 @@ TEST_F_TIMEOUT(hint, faults_mode_touched_once_not_promoted, 2 * WAIT_S + 60)
 	TH_LOG("pgpromote_success +%ld, pgpromote_reject_latency +%ld",
 	       b.success - a.success, b.reject_latency - a.reject_latency);
 	ASSERT_EQ(j.err, 0);
-	/* at most the threshold's worth, and a margin for bucket rounding */
-	EXPECT_LE(j.on_fast, th + th / 4);
-	EXPECT_GE(j.on_slow, pages - th - th / 4);
-	EXPECT_GE(b.reject_latency - a.reject_latency, pages - th - th / 4);
+	/* an eighth: room for 32 scan passes during the sweep */
+	EXPECT_LE(j.on_fast, pages / 8);
+	EXPECT_GE(j.on_slow, pages - pages / 8);
+	EXPECT_GE(b.reject_latency - a.reject_latency, pages - pages / 8);
+	/* pages did pass: the latency was measured, not always rejected */
+	EXPECT_GE(j.on_fast, th / 2);
 }
 
 /*
@@ -290,7 +295,7 @@ TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
 	ASSERT_EQ(write_file(TH_FAULTS, "%ld", th), 0);
 
 	ASSERT_EQ(write_file(MODE, "time"), 0);
-	ASSERT_EQ(write_file(TRACE "/trace", "\n"), 0);
+	ASSERT_EQ(trace_clear(), 0);
 	ASSERT_EQ(write_file(DECISION, "1"), 0);
 	ASSERT_EQ(run_child(pages, true, &j), 0);
 	ASSERT_EQ(write_file(DECISION, "0"), 0);
@@ -302,7 +307,7 @@ TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
 	EXPECT_EQ(other, 0);
 
 	ASSERT_EQ(write_file(MODE, "faults"), 0);
-	ASSERT_EQ(write_file(TRACE "/trace", "\n"), 0);
+	ASSERT_EQ(trace_clear(), 0);
 	ASSERT_EQ(write_file(DECISION, "1"), 0);
 	ASSERT_EQ(run_child(pages, true, &j), 0);
 	ASSERT_EQ(write_file(DECISION, "0"), 0);

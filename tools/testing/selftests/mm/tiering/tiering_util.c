@@ -440,6 +440,23 @@ void toucher_stop(struct toucher *t)
 }
 
 /**
+ * trace_clear() - empty the tracefs ring buffer
+ *
+ * Writing to "trace" clears it only if the file is opened with O_TRUNC.
+ *
+ * Return: 0, or -errno.
+ */
+int trace_clear(void)
+{
+	int fd = open("/sys/kernel/tracing/trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/**
  * vm_stat_refresh() - fold the per-cpu vmstat deltas into the global counters
  *
  * Return: 0, or -errno.

@@ -69,6 +69,7 @@ struct toucher {
 int toucher_start(struct toucher *t, void *buf, size_t len);
 void toucher_stop(struct toucher *t);
 int vm_stat_refresh(void);
+int trace_clear(void);
 
 int damon_start(const struct damos_cfg *schemes, int nr_schemes);
 int damon_stop(void);
