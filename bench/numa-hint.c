@@ -4,8 +4,8 @@
  * hint-latency benchmark (bench/scenarios/numa-hint.sh).
  *
  *   numa-hint run [-t TOTAL_MIB] [-f FAST_MIB] [-c CHUNK_MIB] [-H HOT]
- *                 [-i ITERS] [-w SWEEP_EVERY] [-r RUN_S] [-s SEED]
- *                 [-F FAST_NID] [-S SLOW_NID] [-n] LABEL CSV
+ *                 [-i ITERS] [-w SWEEP_EVERY] [-e EPISODES] [-r RUN_S]
+ *                 [-s SEED] [-F FAST_NID] [-S SLOW_NID] [-n] LABEL CSV
  *   numa-hint trace TRACE_PIPE
  *
  * run: the seed's microbenchmark (seeds/000) at lab scale.  It maps
@@ -18,7 +18,8 @@
  * into chunks of CHUNK_MIB (8: 192 chunks, as the seed's 192 GB in 1 GB
  * chunks); HOT (16) chunks chosen at random among those wholly on SLOW_NID
  * are the hot ones, the others are never hot.  It prints "ready" and waits
- * for SIGUSR1; then, until RUN_S (240) s later (or SIGTERM/SIGINT):
+ * for SIGUSR1; then, for EPISODES episodes (0: no limit) but at most RUN_S
+ * (240) s (or until SIGTERM/SIGINT):
  *
  *   an episode: a hot chunk chosen at random gets ITERS (4 per page of a
  *     chunk) one-byte writes, each to a page of the chunk chosen at random;
@@ -31,11 +32,13 @@
  * where the hot chunks' pages are, and every FULL_EVERY samples (and at
  * the end) where all pages are, and appends a line
  *
- *   LABEL,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,wrong_promoted
+ *   LABEL,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,
+ *   wrong_promoted,episodes
  *
  * to CSV (hot_node0/hot_node2: on FAST_NID/SLOW_NID; hot_promoted and
  * wrong_promoted: the hot and never-hot pages seen so far on SLOW_NID and
- * later on FAST_NID; wrong_promoted as of the last full sample).  At the
+ * later on FAST_NID, wrong_promoted as of the last full sample; episodes:
+ * done so far).  At the
  * end it prints "RESULT LABEL_key=value" lines (see bench/README).  A page
  * that moves and moves back between two samples is not seen: the page
  * counts are lower bounds, to be read next to the kernel's counters.
@@ -145,7 +148,8 @@ struct bench {
 	double t_hot, t_full;		/* time spent in the queries */
 	double t0, t50, t90;		/* when the hot set first reached 50/90% */
 	double run_s;
-	long q1;			/* hot pages promoted by run_s / 4 */
+	unsigned long nr_ep, max_ep;	/* episodes done, to do (0: no limit) */
+	long q1;			/* hot pages promoted by a quarter of it */
 	double first_pct, last_pct;
 	FILE *csv;
 };
@@ -303,11 +307,12 @@ static void sample(struct bench *b, int full)
 	if (p >= 90 && b->t90 < 0)
 		b->t90 = t;
 	promoted = count(b, 1, P_PROMOTED);
-	if (t >= b->run_s / 4 && b->q1 < 0)
+	if (b->q1 < 0 && (b->max_ep ? 4 * b->nr_ep >= b->max_ep :
+			  4 * t >= b->run_s))
 		b->q1 = promoted;
-	fprintf(b->csv, "%s,%.2f,%lu,%lu,%lu,%.3f,%lu,%lu\n", b->label, t,
+	fprintf(b->csv, "%s,%.2f,%lu,%lu,%lu,%.3f,%lu,%lu,%lu\n", b->label, t,
 		b->hot_now[0], b->hot_now[1], b->hot_now[2], p, promoted,
-		b->wrong);
+		b->wrong, b->nr_ep);
 	fflush(b->csv);
 	if (b->nr_samples % 15 == 1) {
 		printf("bench: %s: [%5.1fs] hot set on node%d %6.2f%%, wrong promotions %lu pages\n",
@@ -344,7 +349,7 @@ static void print_time(const char *label, const char *key, double t)
 		printf("RESULT %s_%s=%.1f\n", label, key, t);
 }
 
-static void report(const struct bench *b, double run_s, unsigned long nr_ep,
+static void report(const struct bench *b, double run_s,
 		   unsigned long nr_sweeps, double revisit)
 {
 	const char *l = b->label;
@@ -370,7 +375,7 @@ static void report(const struct bench *b, double run_s, unsigned long nr_ep,
 	printf("RESULT %s_cold_demoted_pages=%lu\n", l, count(b, 0, P_DEMOTED));
 	print_time(l, "hot50_s", b->t50);
 	print_time(l, "hot90_s", b->t90);
-	printf("RESULT %s_episodes=%lu\n", l, nr_ep);
+	printf("RESULT %s_episodes=%lu\n", l, b->nr_ep);
 	printf("RESULT %s_sweeps=%lu\n", l, nr_sweeps);
 	printf("RESULT %s_revisit_s=%.2f\n", l, revisit);
 	printf("RESULT %s_run_s=%.1f\n", l, run_s);
@@ -379,7 +384,7 @@ static void report(const struct bench *b, double run_s, unsigned long nr_ep,
 static int do_run(struct bench *b, unsigned long fast_mib, double run_s,
 		  int no_mbind, const char *csv)
 {
-	unsigned long nr_ep = 0, nr_sweeps = 0, nr_revisits = 0, c;
+	unsigned long nr_sweeps = 0, nr_revisits = 0, c;
 	double t, next, sum_revisit = 0, *seen;
 	sigset_t usr1, old;
 
@@ -426,7 +431,8 @@ static int do_run(struct bench *b, unsigned long fast_mib, double run_s,
 			if (next < mono())
 				next = mono();
 		}
-		if (__atomic_load_n(&stop, __ATOMIC_RELAXED) || t - b->t0 >= run_s)
+		if (__atomic_load_n(&stop, __ATOMIC_RELAXED) ||
+		    t - b->t0 >= run_s || (b->max_ep && b->nr_ep >= b->max_ep))
 			break;
 		c = b->hot[rnd_below(b->nr_hot)];
 		if (seen[c] > 0) {
@@ -434,8 +440,8 @@ static int do_run(struct bench *b, unsigned long fast_mib, double run_s,
 			nr_revisits++;
 		}
 		seen[c] = t;
-		episode(b, c, (char)nr_ep++);
-		if (nr_ep % b->sweep_every)
+		episode(b, c, (char)b->nr_ep++);
+		if (b->nr_ep % b->sweep_every)
 			continue;
 		do
 			c = rnd_below(b->nr_chunks);
@@ -446,14 +452,14 @@ static int do_run(struct bench *b, unsigned long fast_mib, double run_s,
 	sample(b, 1);
 	fclose(b->csv);
 	printf("bench: %s: %lu episodes, %lu sweeps in %.1f s; a hot chunk came back every %.2f s on average (TCG)\n",
-	       b->label, nr_ep, nr_sweeps, run_s,
+	       b->label, b->nr_ep, nr_sweeps, run_s,
 	       nr_revisits ? sum_revisit / nr_revisits : 0);
 	printf("bench: %s: %lu samples, %.1f ms each; %lu of every page, %.1f ms each (TCG)\n",
 	       b->label, b->nr_samples - b->nr_full,
 	       b->nr_samples > b->nr_full ?
 	       1000 * b->t_hot / (b->nr_samples - b->nr_full) : 0,
 	       b->nr_full, 1000 * b->t_full / b->nr_full);
-	report(b, run_s, nr_ep, nr_sweeps,
+	report(b, run_s, nr_sweeps,
 	       nr_revisits ? sum_revisit / nr_revisits : 0);
 	return 0;
 }
@@ -666,8 +672,8 @@ static int do_trace(const char *path)
 static void usage(void)
 {
 	fprintf(stderr, "usage: numa-hint run [-t TOTAL_MIB] [-f FAST_MIB] [-c CHUNK_MIB] [-H HOT]\n"
-		"                     [-i ITERS] [-w SWEEP_EVERY] [-r RUN_S] [-s SEED]\n"
-		"                     [-F FAST_NID] [-S SLOW_NID] [-n] LABEL CSV\n"
+		"                     [-i ITERS] [-w SWEEP_EVERY] [-e EPISODES] [-r RUN_S]\n"
+		"                     [-s SEED] [-F FAST_NID] [-S SLOW_NID] [-n] LABEL CSV\n"
 		"       numa-hint trace TRACE_PIPE\n");
 	exit(2);
 }
@@ -690,7 +696,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "run"))
 		usage();
 	optind = 2;
-	while ((o = getopt(argc, argv, "t:f:c:H:i:w:r:s:F:S:n")) != -1) {
+	while ((o = getopt(argc, argv, "t:f:c:H:i:w:e:r:s:F:S:n")) != -1) {
 		switch (o) {
 		case 't': total_mib = strtoul(optarg, NULL, 0); break;
 		case 'f': fast_mib = strtoul(optarg, NULL, 0); break;
@@ -698,6 +704,7 @@ int main(int argc, char **argv)
 		case 'H': b.nr_hot = strtoul(optarg, NULL, 0); break;
 		case 'i': b.iters = strtoul(optarg, NULL, 0); break;
 		case 'w': b.sweep_every = strtoul(optarg, NULL, 0); break;
+		case 'e': b.max_ep = strtoul(optarg, NULL, 0); break;
 		case 'r': run_s = atof(optarg); break;
 		case 's': rnd_state = strtoull(optarg, NULL, 0) ? : 1; break;
 		case 'F': b.fast = atoi(optarg); break;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # kernels: patched
-# timeout: 1200
+# timeout: 1500
 #
 # NUMA-balancing hot-page promotion (numa_balancing=2), hint-fault latency
 # in "time" mode (upstream: ms from scan to fault, hot_threshold_ms) against
@@ -18,10 +18,11 @@
 #      those on node2 are hot, all others never hot;
 #   2. hint_latency_mode and hot_threshold_faults are set, the tracepoint
 #      tiering:tiering_promote_decision is read on CPU1 (numa-hint trace),
-#      demotion and numa_balancing=2 go on, and for RUN_S seconds the
-#      workload runs episodes (a random hot chunk, ITERS writes to random
-#      pages of it) and, after every SWEEP_EVERY episodes, sweeps a random
-#      never-hot chunk once.  Once a second it asks move_pages(2) where the
+#      demotion and numa_balancing=2 go on, and the workload runs EPISODES
+#      episodes (a random hot chunk, ITERS writes to random pages of it;
+#      at most RUN_S seconds) and, after every SWEEP_EVERY episodes, sweeps
+#      a random never-hot chunk once.  The same work in each mode: under
+#      TCG on a shared host the rate of work moves with the host's load.  Once a second it asks move_pages(2) where the
 #      hot pages are (every page every 15 s): hot pages promoted, never-hot
 #      pages promoted ("wrong"), residency of the hot set on node0.
 # The scanner knobs are upstream's defaults, written explicitly.
@@ -41,7 +42,8 @@ CHUNK_MIB=${CHUNK_MIB:-8}
 HOT_CHUNKS=${HOT_CHUNKS:-16}
 ITERS=${ITERS:-16777216}
 SWEEP_EVERY=${SWEEP_EVERY:-4}
-RUN_S=${RUN_S:-240}
+EPISODES=${EPISODES:-800}
+RUN_S=${RUN_S:-480}
 SEED=${SEED:-1}
 HOT_THRESHOLD_FAULTS=${HOT_THRESHOLD_FAULTS:-0}
 NB=/sys/kernel/debug/sched/numa_balancing
@@ -128,7 +130,7 @@ run()
 
 	numactl --cpunodebind=0 -- "$BIN" run -t "$TOTAL_MIB" -f $fast \
 		-c "$CHUNK_MIB" -H "$HOT_CHUNKS" -i "$ITERS" -w "$SWEEP_EVERY" \
-		-r "$RUN_S" -s "$SEED" "$mode" "$CSV" > "$TMP/run.$mode" &
+		-e "$EPISODES" -r "$RUN_S" -s "$SEED" "$mode" "$CSV" > "$TMP/run.$mode" &
 	wl=$!
 	pids+=($wl)
 	tail -n +1 -f --pid=$wl "$TMP/run.$mode" | grep --line-buffered -vx ready &
@@ -251,10 +253,10 @@ for k in "${!KNOBS[@]}"; do
 done
 w never /sys/kernel/mm/transparent_hugepage/enabled
 [ -e $TP/enable ] && w 4096 /sys/kernel/tracing/buffer_size_kb
-echo "mode,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,wrong_promoted" > "$CSV"
+echo "mode,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,wrong_promoted,episodes" > "$CSV"
 echo "bench: $TOTAL_MIB MiB in $CHUNK_MIB MiB chunks, $HOT_CHUNKS hot on node2;" \
 	"episode: $ITERS random writes in a hot chunk; a never-hot chunk swept" \
-	"after every $SWEEP_EVERY; ${RUN_S}s per mode; seed $SEED"
+	"after every $SWEEP_EVERY; $EPISODES episodes (at most ${RUN_S}s) per mode; seed $SEED"
 
 for m in $MODES; do
 	case $m in
