@@ -21,8 +21,8 @@
  * machine and to push them out of the caches, then times a second clear of
  * the first five, which the other 54 MiB have evicted since, and takes the
  * fastest.  That is the rate of a fault's clear, of memory not in the
- * cache (a cache-warm 2 MiB buffer clears about three times faster: 98
- * vs 30-36 GB/s on an AMD EPYC host).  A chunk is the largest power-of-two
+ * cache (a cache-warm 2 MiB buffer clears up to three times faster: 60-99
+ * vs 31-59 GB/s on an AMD EPYC host).  A chunk is the largest power-of-two
  * number of pages that clears within FOLIO_ZERO_BUDGET_NS (250 us) at that
  * rate, clamped to 64 KiB .. 32 MiB: a quarter of the 1 ms, leaving the
  * rest for a rate lower than the boot-time one (other CPUs' memory
