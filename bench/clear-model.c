@@ -28,6 +28,16 @@
  *   stosb_all    one "rep stosb" over the whole huge page.
  *   memset       glibc memset() over the whole huge page: the ceiling.
  *
+ * The kernel sizes its chunk (without preemption) at boot, in
+ * folio_zero_calibrate(): it clears 32 pieces of 2 MiB, then times the
+ * first 5 again (cold by then) and takes the fastest as the rate; the
+ * chunk is the largest power of two of pages that clears in 250 us at that
+ * rate, clamped to 64 KiB..32 MiB.  The model does the same on the first
+ * 64 MiB of its pool (RESULT <size>_calib_mbps,
+ * <size>_kchunk_kib), makes sure that chunk size is among the chunked
+ * loop's, and reports it as kchunk (the chunk a preempt=none/voluntary
+ * kernel would use here) next to fchunk, the 32 MiB of preempt=full.
+ *
  * "page" in the ratios is the order 6.12 uses for that huge page size.
  *
  * The resched point stands in for cond_resched(): a relaxed load of a flag
@@ -72,6 +82,14 @@
 #define MIN_REP_BYTES		(256 * SZ_1M)
 #define MAX_METHODS		48
 #define DEFAULT_CHUNKS	"4K,16K,64K,256K,1M,2M,4M,8M,16M,32M,64M,128M,256M,512M,1G"
+/* mm/folio_zero.c: the boot-time measurement and the bound it sets */
+#define CALIB_BYTES		SZ_2M
+#define CALIB_RUNS		5
+#define CALIB_FOLIOS		32
+#define BUDGET_NS		250000UL
+#define KCHUNK_MIN		(64 * SZ_1K)
+#define KCHUNK_MAX		(32 * SZ_1M)
+#define FCHUNK			(32 * SZ_1M)
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define unlikely(x)		__builtin_expect(!!(x), 0)
@@ -114,6 +132,9 @@ static const char *chunk_list = DEFAULT_CHUNKS;
 
 static struct method methods[MAX_METHODS];
 static unsigned int nr_methods;
+/* the kernel's measurement, as folio_zero_calibrate() makes it */
+static double calib_ns, calib_warm_ns;
+static unsigned long kchunk;
 
 /* cond_resched() stand-in: never set, so the branch is never taken */
 static int need_resched_flag;
@@ -532,6 +553,16 @@ static void setup_methods(void)
 		if (*s)
 			s++;
 	}
+	for (i = 0; i < nr_chunk_sizes && chunks[i] != kchunk; i++)
+		;
+	if (i == nr_chunk_sizes && kchunk <= hpage_size &&
+	    nr_chunk_sizes < MAX_METHODS) {
+		/* keep the list ascending */
+		for (i = nr_chunk_sizes; i && chunks[i - 1] > kchunk; i--)
+			chunks[i] = chunks[i - 1];
+		chunks[i] = kchunk;
+		nr_chunk_sizes++;
+	}
 	for (i = 0; i < 2 * nr_chunk_sizes; i++) {
 		bool up = i >= nr_chunk_sizes;
 		unsigned long chunk = chunks[i % nr_chunk_sizes];
@@ -690,6 +721,50 @@ static void parse_args(int argc, char **argv)
 }
 
 /* ---- measurement ---- */
+
+/*
+ * folio_zero_calibrate() and folio_zero_chunk_for_rate() in user space:
+ * clear CALIB_FOLIOS x CALIB_BYTES at @addr, then time a second clear of
+ * the first CALIB_RUNS pieces, evicted by the rest since; the fastest sets
+ * kchunk.  @warm: time CALIB_RUNS clears of the same cache-warm piece
+ * instead (what a measurement on one small buffer would see).
+ */
+static double calibrate_ns(char *addr, bool warm)
+{
+	unsigned long n = pool_pages * hpage_size / CALIB_BYTES;
+	double t, best = 1e30;
+	unsigned int i;
+
+	/* a pool smaller than the kernel's 64 MiB: all of it */
+	for (i = 0; i < CALIB_FOLIOS && i < n; i++)
+		rep_stosb(addr + i * CALIB_BYTES, CALIB_BYTES);
+	for (i = 0; i < CALIB_RUNS; i++) {
+		t = now();
+		rep_stosb(addr + (warm ? 0 : i % n) * CALIB_BYTES, CALIB_BYTES);
+		t = (now() - t) * 1e9;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+static void calibrate(char *addr)
+{
+	unsigned long pages, p;
+
+	calib_warm_ns = calibrate_ns(addr, true);
+	calib_ns = calibrate_ns(addr, false);
+	pages = calib_ns > 0 ? (unsigned long)(CALIB_BYTES * (double)BUDGET_NS /
+					       calib_ns) / PAGE_SIZE :
+			       KCHUNK_MAX / PAGE_SIZE;
+	if (pages < KCHUNK_MIN / PAGE_SIZE)
+		pages = KCHUNK_MIN / PAGE_SIZE;
+	if (pages > KCHUNK_MAX / PAGE_SIZE)
+		pages = KCHUNK_MAX / PAGE_SIZE;
+	for (p = 1; p * 2 <= pages; p *= 2)
+		;
+	kchunk = p * PAGE_SIZE;
+}
 
 static void run(char *pool, unsigned long passes, unsigned long *targets)
 {
@@ -854,6 +929,29 @@ static void report(void)
 	       hp, page->median, ceil->median);
 	summarize(hp, M_CHUNK, "chunk", page, ceil);
 	summarize(hp, M_CHUNK_UP, "chunkup", page, ceil);
+
+	printf("summary %s: calibration: %.0f MB/s (best of %u x %lu KiB), %lu KiB chunks without preemption, %.0f us each\n",
+	       hp, CALIB_BYTES / calib_ns * 1e3, CALIB_RUNS,
+	       CALIB_BYTES / SZ_1K, kchunk / SZ_1K,
+	       calib_ns * kchunk / CALIB_BYTES / 1e3);
+	printf("summary %s: calibration on one cache-warm 2 MiB piece instead: %.0f MB/s\n",
+	       hp, CALIB_BYTES / calib_warm_ns * 1e3);
+	printf("RESULT %s_calib_mbps=%.0f %s_calib_warm_mbps=%.0f %s_kchunk_us=%.0f\n",
+	       hp, CALIB_BYTES / calib_ns * 1e3, hp,
+	       CALIB_BYTES / calib_warm_ns * 1e3, hp,
+	       calib_ns * kchunk / CALIB_BYTES / 1e3);
+	for (i = 0; i < nr_methods; i++) {
+		struct method *m = &methods[i];
+
+		if (m->kind != M_CHUNK)
+			continue;
+		if (m->chunk == kchunk)
+			print_summary(hp, "kernel chunk, preempt=none/voluntary",
+				      "kchunk", m, page, ceil);
+		if (m->chunk == FCHUNK)
+			print_summary(hp, "kernel chunk, preempt=full",
+				      "fchunk", m, page, ceil);
+	}
 }
 
 int main(int argc, char **argv)
@@ -866,7 +964,6 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	flags |= hpage_size == SZ_1G ? MAP_HUGE_1GB : MAP_HUGE_2MB;
 	len = pool_pages * hpage_size;
-	setup_methods();
 	srandom(1);
 
 	print_cpu();
@@ -878,6 +975,8 @@ int main(int argc, char **argv)
 	}
 	/* pre-fault once (MAP_POPULATE did it; make sure every page is ours) */
 	memset(pool, 1, len);
+	calibrate(pool);
+	setup_methods();
 
 	if (!self_test(pool)) {
 		fprintf(stderr, "clear-model: self-test failed\n");

@@ -141,7 +141,7 @@ done
 		name=$(basename "$log" .log)
 		awk -v name="$name" '
 		function sz(kib) {
-			if (kib == "")
+			if (kib == "" || kib == "none")
 				return "none"
 			if (kib >= 1048576)
 				return kib / 1048576 "G"
@@ -181,6 +181,23 @@ done
 		else
 			echo "$(basename "$log" .log): chunk90 is ${x}x page: 1.3x target NOT met"
 		fi
+		for k in kchunk fchunk; do
+			x=$(sed -n "s/^RESULT 1G_${k}_x_page=//p" "$log")
+			m=$(sed -n "s/^RESULT 1G_${k}_x_memset=//p" "$log")
+			[ -n "$x" ] || continue
+			awk -v k=$k -v x="$x" -v m="$m" -v n="$(basename "$log" .log)" 'BEGIN {
+				printf "%s: %s (%s) is %.2fx page, %.2fx memset: targets %s\n",
+					n, k, k == "kchunk" ? "preempt=none/voluntary" : "preempt=full",
+					x, m, (x >= 1.3 && m >= 0.9) ? "met" : "NOT met"
+			}'
+		done
+	done
+	echo "the kernel's own chunk (folio_zero_calibrate(), modelled; a chunk"
+	echo "larger than the huge page is the whole page):"
+	for log in "$OUT"/run*.log; do
+		[ -f "$log" ] || continue
+		grep -E '^summary .*(calibration|kernel chunk)' "$log" |
+			sed "s/^summary /$(basename "$log" .log): /"
 	done
 	echo "logs: ${OUT#"$REPO/"}"
 } | tee "$OUT/summary.txt"

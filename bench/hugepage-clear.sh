@@ -169,11 +169,18 @@ if "base" in kernels and "patched" in kernels:
                 print(f"  preempt={m:9} {part}: {fmt(b)} -> {fmt(p)} GiB/s (median), "
                       f"patched/base {p / b:.3f}")
         p, _ = cell("patched", m, "tput2m_gibps")
+        kib, _ = cell("patched", m, "zero_chunk_kib")
+        mbps, _ = cell("patched", m, "zero_mbps")
+        if kib and mbps:
+            print(f"  preempt={m:9} boot-time measurement: {fmt(mbps)} MB/s, "
+                  f"{fmt(kib)} KiB chunks without preemption")
         if p:
-            chunk = 2 if m in ("none", "voluntary") else 32
-            print(f"  preempt={m:9} a {chunk} MiB chunk at patched's 2M rate takes "
-                  f"{chunk / 1024 / p * 1e6:.0f} us"
-                  + (" (not a latency bound: preemptible)" if chunk == 32 else ""))
+            full = m not in ("none", "voluntary")
+            chunk = 32768 if full else kib
+            if chunk:
+                print(f"  preempt={m:9} a {fmt(chunk)} KiB chunk at patched's 2M rate takes "
+                      f"{chunk / 1048576 / p * 1e6:.0f} us"
+                      + (" (not a latency bound: preemptible)" if full else ""))
     print("  (a max is one sample: in TCG on a shared host it is as much host "
           "scheduling as kernel; read it next to the idle floor and the p50/p99)")
 EOF

@@ -14,20 +14,54 @@
  *   3. the window.
  *
  * Chunk size.  Under preempt=none and preempt=voluntary a chunk is a stretch
- * no other task can run on this CPU, so it is bounded to keep a waiting
- * task's wakeup latency within about 1 ms: FOLIO_ZERO_CHUNK_PAGES (2 MiB)
- * takes 0.2 ms at 10 GB/s and still under 1 ms at 2 GB/s.  Under
- * preempt=full (and RT) a chunk can be preempted anywhere, so chunks are
- * larger (FOLIO_ZERO_CHUNK_PAGES_FULL, 32 MiB) and cond_resched() is free.
+ * in which no other task can run on this CPU, so it is bounded to keep a
+ * waiting task's wakeup latency within about 1 ms.  The bound comes from a
+ * measurement the kernel makes at boot (late_initcall): it clears 64 MiB of
+ * 2 MiB folios once, to have them faulted in on the host of a virtual
+ * machine and to push them out of the caches, then times a second clear of
+ * the first five, which the other 54 MiB have evicted since, and takes the
+ * fastest.  That is the rate of a fault's clear, of memory not in the
+ * cache (a cache-warm 2 MiB buffer clears up to three times faster: 60-99
+ * vs 31-59 GB/s on an AMD EPYC host).  A chunk is the largest power-of-two
+ * number of pages that clears within FOLIO_ZERO_BUDGET_NS (250 us) at that
+ * rate, clamped to 64 KiB .. 32 MiB: a quarter of the 1 ms, leaving the
+ * rest for a rate lower than the boot-time one (other CPUs' memory
+ * traffic, a remote node) and for switching the waiting task in.  Until
+ * the measurement, and if it cannot be made, chunks are 2 MiB.
+ * Under preempt=full (and RT) a chunk can be preempted anywhere, so chunks
+ * are larger (FOLIO_ZERO_CHUNK_PAGES_FULL, 32 MiB) and cond_resched() is
+ * free.
  */
+#define pr_fmt(fmt) "folio_zero: " fmt
+
+#include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/init.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 
+/* without preemption: until measured, or if it cannot be */
 #define FOLIO_ZERO_CHUNK_PAGES		(SZ_2M >> PAGE_SHIFT)
+/* without preemption: the measured bound's range */
+#define FOLIO_ZERO_CHUNK_PAGES_MIN	(SZ_64K >> PAGE_SHIFT)
+#define FOLIO_ZERO_CHUNK_PAGES_MAX	(SZ_32M >> PAGE_SHIFT)
+/* without preemption: how long one chunk may take at the measured rate */
+#define FOLIO_ZERO_BUDGET_NS		(250 * NSEC_PER_USEC)
+/*
+ * The measurement: clear FOLIO_ZERO_CALIB_FOLIOS folios of
+ * FOLIO_ZERO_CALIB_BYTES (more than a last-level cache), then time a second
+ * clear of the first FOLIO_ZERO_CALIB_RUNS of them, and take the fastest.
+ */
+#define FOLIO_ZERO_CALIB_BYTES		SZ_2M
+#define FOLIO_ZERO_CALIB_FOLIOS		(SZ_64M / FOLIO_ZERO_CALIB_BYTES)
+#define FOLIO_ZERO_CALIB_RUNS		5
+/* preempt=full and RT */
 #define FOLIO_ZERO_CHUNK_PAGES_FULL	(SZ_32M >> PAGE_SHIFT)
 /* around the faulting subpage, cleared last: about an L2's worth */
 #define FOLIO_ZERO_WINDOW_PAGES		(SZ_64K >> PAGE_SHIFT)
@@ -105,18 +139,6 @@ static bool folio_zero_plan_next(struct folio_zero_plan *plan,
 }
 
 /**
- * folio_zero_chunk_pages() - largest piece cleared without a resched point
- *
- * Return: pages, depending on the preemption model in force.
- */
-static unsigned int folio_zero_chunk_pages(void)
-{
-	if (preempt_model_full() || preempt_model_rt())
-		return FOLIO_ZERO_CHUNK_PAGES_FULL;
-	return FOLIO_ZERO_CHUNK_PAGES;
-}
-
-/**
  * folio_zero_pages() - clear contiguous pages of a folio
  * @folio: the folio
  * @base: user address the folio is mapped at
@@ -133,6 +155,51 @@ static void folio_zero_pages(struct folio *folio, unsigned long base,
 		clear_user_highpage(folio_page(folio, start),
 				    base + ((unsigned long)start << PAGE_SHIFT));
 #endif
+}
+
+/* pages per chunk without preemption: set once, by folio_zero_calibrate() */
+static unsigned int folio_zero_chunk __read_mostly = FOLIO_ZERO_CHUNK_PAGES;
+
+/**
+ * folio_zero_chunk_for_rate() - chunk size for a measured clearing rate
+ * @bytes: bytes cleared
+ * @ns: nanoseconds it took
+ *
+ * The largest power-of-two number of pages that clears within
+ * FOLIO_ZERO_BUDGET_NS at @bytes per @ns, clamped to
+ * FOLIO_ZERO_CHUNK_PAGES_MIN .. FOLIO_ZERO_CHUNK_PAGES_MAX.  @ns of 0 (a
+ * clock too coarse to see the clear) means "faster than measurable".
+ *
+ * Return: pages.
+ */
+static unsigned int folio_zero_chunk_for_rate(u64 bytes, u64 ns)
+{
+	u64 pages;
+
+	/* keep bytes * FOLIO_ZERO_BUDGET_NS within 64 bits, the rate as it is */
+	while (bytes > U32_MAX) {
+		bytes >>= 1;
+		ns >>= 1;
+	}
+	if (!ns)
+		return FOLIO_ZERO_CHUNK_PAGES_MAX;
+	pages = div64_u64(bytes * FOLIO_ZERO_BUDGET_NS, ns) >> PAGE_SHIFT;
+	pages = clamp_t(u64, pages, FOLIO_ZERO_CHUNK_PAGES_MIN,
+			FOLIO_ZERO_CHUNK_PAGES_MAX);
+	return rounddown_pow_of_two(pages);
+}
+
+/**
+ * folio_zero_chunk_pages() - largest piece cleared without a resched point
+ *
+ * Return: pages, depending on the preemption model in force: the measured
+ * bound under preempt=none and preempt=voluntary.
+ */
+static unsigned int folio_zero_chunk_pages(void)
+{
+	if (preempt_model_full() || preempt_model_rt())
+		return FOLIO_ZERO_CHUNK_PAGES_FULL;
+	return READ_ONCE(folio_zero_chunk);
 }
 
 #if defined(CONFIG_TRANSPARENT_HUGEPAGE) || defined(CONFIG_HUGETLBFS)
@@ -160,6 +227,60 @@ void folio_zero_user(struct folio *folio, unsigned long addr_hint)
 		folio_zero_pages(folio, base, start, nr);
 	}
 }
+
+/**
+ * folio_zero_calibrate() - measure the clearing rate, bound the chunk by it
+ *
+ * Clears FOLIO_ZERO_CALIB_FOLIOS folios of FOLIO_ZERO_CALIB_BYTES with
+ * folio_zero_pages(), the fault path's clear, then clears the first
+ * FOLIO_ZERO_CALIB_RUNS of them again, timed: by then the others have
+ * pushed them out of the cache, as the pages a fault clears usually are.
+ * The fastest of these (the others may have been interrupted) sets the
+ * chunk used without preemption.  With fewer folios than that to be had,
+ * the chunk stays FOLIO_ZERO_CHUNK_PAGES.
+ *
+ * Return: 0.
+ */
+static int __init folio_zero_calibrate(void)
+{
+	unsigned int order = get_order(FOLIO_ZERO_CALIB_BYTES), chunk, i, n;
+	u64 bytes = PAGE_SIZE << order, best = U64_MAX, t;
+	struct folio *folios[FOLIO_ZERO_CALIB_FOLIOS];
+
+	for (n = 0; n < FOLIO_ZERO_CALIB_FOLIOS; n++) {
+		folios[n] = folio_alloc(GFP_KERNEL | __GFP_NOWARN, order);
+		if (!folios[n])
+			break;
+		folio_zero_pages(folios[n], 0, 0, folio_nr_pages(folios[n]));
+		cond_resched();
+	}
+	for (i = 0; n == FOLIO_ZERO_CALIB_FOLIOS && i < FOLIO_ZERO_CALIB_RUNS; i++) {
+		preempt_disable();
+		t = ktime_get_ns();
+		folio_zero_pages(folios[i], 0, 0, folio_nr_pages(folios[i]));
+		t = ktime_get_ns() - t;
+		preempt_enable();
+		best = min(best, t);
+	}
+	while (n)
+		folio_put(folios[--n]);
+	if (best == U64_MAX) {
+		pr_info("no %d MiB to measure with: %lu KiB chunks without preemption\n",
+			SZ_64M >> 20, folio_zero_chunk * PAGE_SIZE >> 10);
+		return 0;
+	}
+
+	chunk = folio_zero_chunk_for_rate(bytes, best);
+	WRITE_ONCE(folio_zero_chunk, chunk);
+	pr_info("clear %llu MB/s (best of %u x %llu KiB, cold): %lu KiB chunks without preemption (%llu us each), %lu KiB with\n",
+		best ? div64_u64(bytes * NSEC_PER_USEC, best) : 0,
+		FOLIO_ZERO_CALIB_RUNS, bytes >> 10, chunk * PAGE_SIZE >> 10,
+		div_u64(div64_u64(best * chunk, bytes >> PAGE_SHIFT),
+			NSEC_PER_USEC),
+		FOLIO_ZERO_CHUNK_PAGES_FULL * PAGE_SIZE >> 10);
+	return 0;
+}
+late_initcall(folio_zero_calibrate);
 #endif
 
 #ifdef CONFIG_FOLIO_ZERO_KUNIT_TEST
