@@ -21,10 +21,11 @@
 #      demotion and numa_balancing=2 go on, and the workload runs EPISODES
 #      episodes (a random hot chunk, ITERS writes to random pages of it;
 #      at most RUN_S seconds) and, after every SWEEP_EVERY episodes, sweeps
-#      a random never-hot chunk once.  The same work in each mode: under
-#      TCG on a shared host the rate of work moves with the host's load.  Once a second it asks move_pages(2) where the
-#      hot pages are (every page every 15 s): hot pages promoted, never-hot
-#      pages promoted ("wrong"), residency of the hot set on node0.
+#      a random never-hot chunk once (the same work in each mode: under
+#      TCG on a shared host the rate of work moves with the host's load).
+#      Once a second it asks move_pages(2) where the hot pages are (every
+#      page every 15 s): hot pages promoted, never-hot pages promoted
+#      ("wrong"), residency of the hot set on node0.
 # The scanner knobs are upstream's defaults, written explicitly.
 #
 # Output: RESULT lines (keys MODE_key, and the faults/time ratios, see
