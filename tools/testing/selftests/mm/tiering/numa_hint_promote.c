@@ -75,6 +75,8 @@ FIXTURE_TEARDOWN(hint)
  * struct job - what the child task did, in memory shared with the parent
  * @pages: size of the set
  * @once: read the set once after it was scanned (else: until promoted)
+ * @others: before that, read a second set of @others pages on SLOW_NODE
+ *	once and wait for the scan pass after it (0: no second set)
  * @err: nonzero if the child could not set up or time out
  * @on_fast: pages of the set on FAST_NODE at the end
  * @on_slow: pages of the set on SLOW_NODE at the end
@@ -83,6 +85,7 @@ FIXTURE_TEARDOWN(hint)
 struct job {
 	long pages;
 	bool once;
+	long others;
 	int err;
 	long on_fast, on_slow, secs;
 };
@@ -98,19 +101,33 @@ static void spin_ms(long ms)
 	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 }
 
+/* spin until the scanner has made @n more PTEs PROT_NONE since @from */
+static bool wait_pte_updates(long from, long n)
+{
+	time_t t0 = time(NULL);
+
+	while (vmstat("/proc/vmstat", "numa_pte_updates") - from < n) {
+		if (time(NULL) - t0 > WAIT_S)
+			return false;
+		spin_ms(50);
+	}
+	return true;
+}
+
 /*
- * The child, on CPU0 (node0): faults its set on SLOW_NODE, spins until the
- * NUMA scanner has made at least the set's worth of PTEs PROT_NONE, then
- * either reads every page once and spins a few more scan passes, or keeps
- * reading the set until 90% of it is on FAST_NODE.
+ * The child, on CPU0 (node0): faults its set (and the second one) on
+ * SLOW_NODE, spins until the NUMA scanner has made at least that many PTEs
+ * PROT_NONE, reads the second set once and waits for a scan pass after
+ * that, then either reads every page of its set once and spins a few more
+ * scan passes, or keeps reading the set until 90% of it is on FAST_NODE.
  */
 static void child(struct job *j)
 {
-	size_t len = j->pages * PAGE;
+	size_t len = j->pages * PAGE, olen = j->others * PAGE;
 	long counts[MAX_NODES], pte0;
+	char *buf, *other = NULL;
 	cpu_set_t cpus;
 	time_t t0;
-	char *buf;
 
 	CPU_ZERO(&cpus);
 	CPU_SET(0, &cpus);
@@ -122,12 +139,18 @@ static void child(struct job *j)
 	if (!buf || count_pages_per_node(buf, len, counts) ||
 	    counts[SLOW_NODE] != j->pages)
 		return;
+	if (olen && !(other = alloc_on_node(olen, SLOW_NODE)))
+		return;
 	j->err = 2;
-	t0 = time(NULL);
-	while (vmstat("/proc/vmstat", "numa_pte_updates") - pte0 < j->pages) {
-		if (time(NULL) - t0 > WAIT_S)
+	if (!wait_pte_updates(pte0, j->pages + j->others))
+		return;
+	if (olen) {
+		for (size_t off = 0; off < olen; off += PAGE)
+			READ_ONCE(other[off]);
+		/* the pass that protects the second set again */
+		if (!wait_pte_updates(vmstat("/proc/vmstat", "numa_pte_updates"),
+				      j->others / 2))
 			return;
-		spin_ms(50);
 	}
 	t0 = time(NULL);
 	if (j->once) {
@@ -172,8 +195,8 @@ static void promo_stat(struct promo_stat *s)
 	s->candidate = vmstat("/proc/vmstat", "pgpromote_candidate");
 }
 
-/* run one child on a set of @pages pages; the job comes back in @out */
-static int run_child(long pages, bool once, struct job *out)
+/* run one child (see struct job for the arguments); the job comes back in @out */
+static int run_child(long pages, bool once, long others, struct job *out)
 {
 	struct job *j = mmap(NULL, sizeof(*j), PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -185,6 +208,7 @@ static int run_child(long pages, bool once, struct job *out)
 	memset(j, 0, sizeof(*j));
 	j->pages = pages;
 	j->once = once;
+	j->others = others;
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
@@ -236,7 +260,7 @@ TEST_F_TIMEOUT(hint, faults_mode_promotes_hot_set, 2 * WAIT_S + 60)
 	ASSERT_EQ(write_file(MODE, "faults"), 0);
 	ASSERT_EQ(write_file(TH_FAULTS, "0"), 0);
 	promo_stat(&a);
-	ASSERT_EQ(run_child(pages, false, &j), 0);
+	ASSERT_EQ(run_child(pages, false, 0, &j), 0);
 	promo_stat(&b);
 	TH_LOG("err %d after %ld s: node%d %ld node%d %ld",
 	       j.err, j.secs, FAST_NODE, j.on_fast, SLOW_NODE, j.on_slow);
@@ -264,7 +288,7 @@ TEST_F_TIMEOUT(hint, faults_mode_touched_once_not_promoted, 2 * WAIT_S + 60)
 	ASSERT_EQ(write_file(MODE, "faults"), 0);
 	ASSERT_EQ(write_file(TH_FAULTS, "%ld", th), 0);
 	promo_stat(&a);
-	ASSERT_EQ(run_child(pages, true, &j), 0);
+	ASSERT_EQ(run_child(pages, true, 0, &j), 0);
 	promo_stat(&b);
 	TH_LOG("err %d, sweep %ld s: node%d %ld node%d %ld",
 	       j.err, j.secs, FAST_NODE, j.on_fast, SLOW_NODE, j.on_slow);
@@ -277,6 +301,32 @@ TEST_F_TIMEOUT(hint, faults_mode_touched_once_not_promoted, 2 * WAIT_S + 60)
 	EXPECT_GE(b.reject_latency - a.reject_latency, pages - pages / 8);
 	/* pages did pass: the latency was measured, not always rejected */
 	EXPECT_GE(j.on_fast, th / 2);
+}
+
+/*
+ * Each scan pass refreshes the stamp of pages it finds still PROT_NONE: a
+ * set scanned, left alone while another set's hint faults advance node2's
+ * clock by 8192, and read once after one more scan pass is judged from
+ * that pass, so about a threshold's worth of it is promoted.  Without the
+ * refresh each latency would exceed 8192 faults and none would pass.
+ */
+TEST_F_TIMEOUT(hint, faults_mode_refreshes_skipped_stamps, 3 * WAIT_S + 60)
+{
+	const long pages = 4096, others = 8192, th = 64;
+	struct promo_stat a, b;
+	struct job j;
+
+	ASSERT_EQ(write_file(MODE, "faults"), 0);
+	ASSERT_EQ(write_file(TH_FAULTS, "%ld", th), 0);
+	promo_stat(&a);
+	ASSERT_EQ(run_child(pages, true, others, &j), 0);
+	promo_stat(&b);
+	TH_LOG("err %d: set node%d %ld node%d %ld; pgpromote_success +%ld",
+	       j.err, FAST_NODE, j.on_fast, SLOW_NODE, j.on_slow,
+	       b.success - a.success);
+	ASSERT_EQ(j.err, 0);
+	EXPECT_GE(j.on_fast, th / 2);
+	EXPECT_LE(j.on_fast, pages / 8);
 }
 
 /*
@@ -297,7 +347,7 @@ TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
 	ASSERT_EQ(write_file(MODE, "time"), 0);
 	ASSERT_EQ(trace_clear(), 0);
 	ASSERT_EQ(write_file(DECISION, "1"), 0);
-	ASSERT_EQ(run_child(pages, true, &j), 0);
+	ASSERT_EQ(run_child(pages, true, 0, &j), 0);
 	ASSERT_EQ(write_file(DECISION, "0"), 0);
 	ASSERT_EQ(j.err, 0);
 	count_decisions("time", &with, &other, &th_ok, th);
@@ -309,7 +359,7 @@ TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
 	ASSERT_EQ(write_file(MODE, "faults"), 0);
 	ASSERT_EQ(trace_clear(), 0);
 	ASSERT_EQ(write_file(DECISION, "1"), 0);
-	ASSERT_EQ(run_child(pages, true, &j), 0);
+	ASSERT_EQ(run_child(pages, true, 0, &j), 0);
 	ASSERT_EQ(write_file(DECISION, "0"), 0);
 	ASSERT_EQ(j.err, 0);
 	count_decisions("faults", &with, &other, &th_ok, th);
