@@ -139,7 +139,9 @@ static void child(struct job *j)
 	if (!buf || count_pages_per_node(buf, len, counts) ||
 	    counts[SLOW_NODE] != j->pages)
 		return;
-	if (olen && !(other = alloc_on_node(olen, SLOW_NODE)))
+	if (olen)
+		other = alloc_on_node(olen, SLOW_NODE);
+	if (olen && !other)
 		return;
 	j->err = 2;
 	if (!wait_pte_updates(pte0, j->pages + j->others))
