@@ -59,7 +59,9 @@ def kunit(console, json_out, src):
 def kselftests(path):
     top = re.compile(r"^(not )?ok \d+ selftests: (\S+): (\S+)(.*)$")
     sub = re.compile(r"^# (not )?ok \d+ (.*?)(?:\s+#\s*(SKIP|TODO)\b(.*))?$")
-    nested, output, seen = [], [], {}
+    # program -> (its results, its last output lines); a rerun replaces it
+    programs = {}
+    nested, output = [], []
     for line in open(path, errors="replace"):
         line = line.rstrip("\n")
         m = sub.match(line)
@@ -78,29 +80,26 @@ def kselftests(path):
         failed = bool(m.group(1))
         base = f"{coll}/{test}"
         tail = " | ".join(output[-4:])
-        if base in seen:
-            # a rerun: drop the first run's results, note the disagreement
-            first = seen[base]
-            del results[first[0]:first[1]]
-            for k, v in seen.items():
-                if v[0] > first[0]:
-                    seen[k] = (v[0] - (first[1] - first[0]), v[1] - (first[1] - first[0]))
-            tail = tail or first[2]
+        if base in programs:
+            first_tail = programs[base][1]
+            tail = tail or first_tail
             if not failed:
-                print(f"FLAKY      {base}: failed, passed on rerun (first run: {first[2]})")
-        n0 = len(results)
+                print(f"FLAKY      {base}: failed, passed on rerun (first run: {first_tail})")
+        res = []
         if nested:
-            for name, st, det in nested:
-                add(f"{base}/{name}", st, det)
+            res = [(f"{base}/{name}", st, det) for name, st, det in nested]
             if failed and not any(st == "fail" for _, st, _ in nested):
-                add(base, "fail", "program failed after its subtests" + rest)
+                res.append((base, "fail", "program failed after its subtests" + rest))
         elif "# SKIP" in rest:
-            add(base, "skip", rest.split("# SKIP", 1)[1].strip())
+            res = [(base, "skip", rest.split("# SKIP", 1)[1].strip())]
         else:
-            add(base, "fail" if failed else "pass",
-                rest.strip(" #") + (f" [{tail}]" if failed and tail else ""))
-        seen[base] = (n0, len(results), tail)
+            res = [(base, "fail" if failed else "pass",
+                    rest.strip(" #") + (f" [{tail}]" if failed and tail else ""))]
+        programs[base] = (res, tail)
         nested, output = [], []
+    for res, _ in programs.values():
+        for r in res:
+            add(*r)
 
 
 def main():
