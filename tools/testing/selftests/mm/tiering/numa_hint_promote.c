@@ -183,10 +183,9 @@ static void child(struct job *j)
  * struct promo_stat - the promotion counters of /proc/vmstat
  * @success: pgpromote_success
  * @reject_latency: pgpromote_reject_latency
- * @candidate: pgpromote_candidate
  */
 struct promo_stat {
-	long success, reject_latency, candidate;
+	long success, reject_latency;
 };
 
 static void promo_stat(struct promo_stat *s)
@@ -194,7 +193,6 @@ static void promo_stat(struct promo_stat *s)
 	vm_stat_refresh();
 	s->success = vmstat("/proc/vmstat", "pgpromote_success");
 	s->reject_latency = vmstat("/proc/vmstat", "pgpromote_reject_latency");
-	s->candidate = vmstat("/proc/vmstat", "pgpromote_candidate");
 }
 
 /* run one child (see struct job for the arguments); the job comes back in @out */
@@ -252,25 +250,49 @@ static void count_decisions(const char *mode, long *with, long *other,
 	fclose(f);
 }
 
+/**
+ * faults_mode_run() - one child in fault-count mode, and the counters' deltas
+ * @th: hot_threshold_faults (0: automatic)
+ * @pages: size of the child's set
+ * @once: see struct job
+ * @others: see struct job
+ * @j: the child's job, returned
+ * @d: the pgpromote_* deltas over the run, returned
+ *
+ * Return: 0, or -1 if a knob could not be set or the child not run.
+ */
+static int faults_mode_run(long th, long pages, bool once, long others,
+			   struct job *j, struct promo_stat *d)
+{
+	struct promo_stat a, b;
+
+	if (write_file(MODE, "faults") || write_file(TH_FAULTS, "%ld", th))
+		return -1;
+	promo_stat(&a);
+	if (run_child(pages, once, others, j))
+		return -1;
+	promo_stat(&b);
+	d->success = b.success - a.success;
+	d->reject_latency = b.reject_latency - a.reject_latency;
+	printf("# threshold %ld, %ld pages: err %d after %ld s: node%d %ld node%d %ld\n",
+	       th, pages, j->err, j->secs, FAST_NODE, j->on_fast, SLOW_NODE,
+	       j->on_slow);
+	printf("# pgpromote_success +%ld, pgpromote_reject_latency +%ld\n",
+	       d->success, d->reject_latency);
+	return 0;
+}
+
 /* A set read over and over is promoted in fault-count mode. */
 TEST_F_TIMEOUT(hint, faults_mode_promotes_hot_set, 2 * WAIT_S + 60)
 {
 	const long pages = 2048;
-	struct promo_stat a, b;
+	struct promo_stat d;
 	struct job j;
 
-	ASSERT_EQ(write_file(MODE, "faults"), 0);
-	ASSERT_EQ(write_file(TH_FAULTS, "0"), 0);
-	promo_stat(&a);
-	ASSERT_EQ(run_child(pages, false, 0, &j), 0);
-	promo_stat(&b);
-	TH_LOG("err %d after %ld s: node%d %ld node%d %ld",
-	       j.err, j.secs, FAST_NODE, j.on_fast, SLOW_NODE, j.on_slow);
-	TH_LOG("pgpromote_success +%ld, pgpromote_reject_latency +%ld",
-	       b.success - a.success, b.reject_latency - a.reject_latency);
+	ASSERT_EQ(faults_mode_run(0, pages, false, 0, &j, &d), 0);
 	ASSERT_EQ(j.err, 0);
 	EXPECT_GE(j.on_fast, pages * 9 / 10);
-	EXPECT_GE(b.success - a.success, pages * 9 / 10);
+	EXPECT_GE(d.success, pages * 9 / 10);
 }
 
 /*
@@ -284,23 +306,15 @@ TEST_F_TIMEOUT(hint, faults_mode_promotes_hot_set, 2 * WAIT_S + 60)
 TEST_F_TIMEOUT(hint, faults_mode_touched_once_not_promoted, 2 * WAIT_S + 60)
 {
 	const long pages = 8192, th = 32;
-	struct promo_stat a, b;
+	struct promo_stat d;
 	struct job j;
 
-	ASSERT_EQ(write_file(MODE, "faults"), 0);
-	ASSERT_EQ(write_file(TH_FAULTS, "%ld", th), 0);
-	promo_stat(&a);
-	ASSERT_EQ(run_child(pages, true, 0, &j), 0);
-	promo_stat(&b);
-	TH_LOG("err %d, sweep %ld s: node%d %ld node%d %ld",
-	       j.err, j.secs, FAST_NODE, j.on_fast, SLOW_NODE, j.on_slow);
-	TH_LOG("pgpromote_success +%ld, pgpromote_reject_latency +%ld",
-	       b.success - a.success, b.reject_latency - a.reject_latency);
+	ASSERT_EQ(faults_mode_run(th, pages, true, 0, &j, &d), 0);
 	ASSERT_EQ(j.err, 0);
 	/* an eighth: room for 32 scan passes during the sweep */
 	EXPECT_LE(j.on_fast, pages / 8);
 	EXPECT_GE(j.on_slow, pages - pages / 8);
-	EXPECT_GE(b.reject_latency - a.reject_latency, pages - pages / 8);
+	EXPECT_GE(d.reject_latency, pages - pages / 8);
 	/* pages did pass: the latency was measured, not always rejected */
 	EXPECT_GE(j.on_fast, th / 2);
 }
@@ -315,17 +329,10 @@ TEST_F_TIMEOUT(hint, faults_mode_touched_once_not_promoted, 2 * WAIT_S + 60)
 TEST_F_TIMEOUT(hint, faults_mode_refreshes_skipped_stamps, 3 * WAIT_S + 60)
 {
 	const long pages = 4096, others = 8192, th = 64;
-	struct promo_stat a, b;
+	struct promo_stat d;
 	struct job j;
 
-	ASSERT_EQ(write_file(MODE, "faults"), 0);
-	ASSERT_EQ(write_file(TH_FAULTS, "%ld", th), 0);
-	promo_stat(&a);
-	ASSERT_EQ(run_child(pages, true, others, &j), 0);
-	promo_stat(&b);
-	TH_LOG("err %d: set node%d %ld node%d %ld; pgpromote_success +%ld",
-	       j.err, FAST_NODE, j.on_fast, SLOW_NODE, j.on_slow,
-	       b.success - a.success);
+	ASSERT_EQ(faults_mode_run(th, pages, true, others, &j, &d), 0);
 	ASSERT_EQ(j.err, 0);
 	EXPECT_GE(j.on_fast, th / 2);
 	EXPECT_LE(j.on_fast, pages / 8);
