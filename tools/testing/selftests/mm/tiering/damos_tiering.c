@@ -197,13 +197,20 @@ TEST_F_TIMEOUT(tiering, migrate_cold_counted_and_traced, WAIT_S + 60)
 
 	snap(&a);
 	ASSERT_EQ(damon_start(&cold, 1), 0);
-	moved = wait_for_pages_on_node(self->buf, SET_SIZE, SLOW_NODE, SET_PAGES,
-				       WAIT_S, counts);
-	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
-	       counts[1], counts[2]);
+	/*
+	 * DAMON samples one page per region: a few of our pages can share a
+	 * region with memory that is really accessed and never look cold.
+	 */
+	wait_for_pages_on_node(self->buf, SET_SIZE, SLOW_NODE,
+			       SET_PAGES * 99 / 100, WAIT_S, counts);
 	applied = damon_scheme_stat(0, "sz_applied") / 4096;
 	damon_stop();
 	snap(&b);
+	/* read after the stop: every page counted below has moved */
+	count_pages_per_node(self->buf, SET_SIZE, counts);
+	moved = counts[SLOW_NODE];
+	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
+	       counts[1], counts[2]);
 	write_file(TRACE "/events/tiering/tiering_migrate/enable", "0");
 	traced = trace_moved(FAST_NODE, SLOW_NODE, "reason=damon_cold", &events);
 
@@ -212,8 +219,7 @@ TEST_F_TIMEOUT(tiering, migrate_cold_counted_and_traced, WAIT_S + 60)
 	       moved, SET_PAGES, delta, b.node_cold[0] - a.node_cold[0]);
 	TH_LOG("sz_applied %ld pages, traced %ld in %ld events, fail +%ld",
 	       applied, traced, events, b.fail - a.fail);
-	EXPECT_EQ(moved, SET_PAGES);
-	count_pages_per_node(self->buf, SET_SIZE, counts);
+	EXPECT_GE(moved, SET_PAGES * 99 / 100);
 	EXPECT_EQ(counts[1], 0);
 	EXPECT_TRUE(check_pattern(self->buf, SET_SIZE, 7));
 	/* the counter moved by what moved: ours, plus a few other cold pages */
@@ -250,21 +256,22 @@ TEST_F_TIMEOUT(tiering, migrate_hot_counted, WAIT_S + 60)
 	snap(&a);
 	ASSERT_EQ(toucher_start(&t, self->buf, SET_SIZE), 0);
 	ASSERT_EQ(damon_start(&hot, 1), 0);
-	moved = wait_for_pages_on_node(self->buf, SET_SIZE, FAST_NODE,
-				       SET_PAGES * 99 / 100, WAIT_S, counts);
-	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
-	       counts[1], counts[2]);
+	wait_for_pages_on_node(self->buf, SET_SIZE, FAST_NODE,
+			       SET_PAGES * 99 / 100, WAIT_S, counts);
 	applied = damon_scheme_stat(0, "sz_applied") / 4096;
 	damon_stop();
 	toucher_stop(&t);
 	snap(&b);
+	count_pages_per_node(self->buf, SET_SIZE, counts);
+	moved = counts[FAST_NODE];
+	TH_LOG("placement: node0 %ld node1 %ld node2 %ld pages", counts[0],
+	       counts[1], counts[2]);
 
 	delta = b.hot - a.hot;
 	TH_LOG("moved %ld of %lu pages; damon_migrate_hot +%ld (node0 +%ld)",
 	       moved, SET_PAGES, delta, b.node_hot[0] - a.node_hot[0]);
 	TH_LOG("sz_applied %ld pages", applied);
 	EXPECT_GE(moved, SET_PAGES * 99 / 100);
-	count_pages_per_node(self->buf, SET_SIZE, counts);
 	EXPECT_EQ(counts[1], 0);
 	EXPECT_GE(delta, moved);
 	EXPECT_LE(delta, moved + OTHER_PAGES);
