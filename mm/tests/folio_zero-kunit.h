@@ -17,6 +17,7 @@ static void folio_zero_check_plan(struct kunit *test, unsigned int nr,
 	unsigned long *seen = kunit_kzalloc(test, BITS_TO_LONGS(nr) *
 					    sizeof(long), GFP_KERNEL);
 	unsigned int start, n, last_start = 0, last_n = 0, pieces = 0;
+	unsigned int window_pieces = 0;
 	struct folio_zero_plan plan;
 
 	KUNIT_ASSERT_NOT_NULL(test, seen);
@@ -29,6 +30,8 @@ static void folio_zero_check_plan(struct kunit *test, unsigned int nr,
 		KUNIT_ASSERT_EQ(test, find_next_bit(seen, start + n, start),
 				(unsigned long)start + n);
 		bitmap_set(seen, start, n);
+		/* set with the window and after it: only the last piece */
+		window_pieces += plan.window_done;
 		last_start = start;
 		last_n = n;
 		pieces++;
@@ -37,6 +40,8 @@ static void folio_zero_check_plan(struct kunit *test, unsigned int nr,
 	/* the faulting subpage is in the piece cleared last */
 	KUNIT_EXPECT_LE(test, last_start, target);
 	KUNIT_EXPECT_LT(test, target, last_start + last_n);
+	/* ... which is the window, the one piece cleared through the cache */
+	KUNIT_EXPECT_EQ(test, window_pieces, 1U);
 	/* contiguous: at most two pieces more than the minimum */
 	KUNIT_EXPECT_LE(test, pieces, DIV_ROUND_UP(nr, chunk) + 2);
 }
@@ -61,17 +66,21 @@ static void folio_zero_test_plan(struct kunit *test)
 
 static void folio_zero_test_chunk_bound(struct kunit *test)
 {
-	unsigned int chunk = folio_zero_chunk_pages();
+	int nocache;
 
-	if (preempt_model_full() || preempt_model_rt()) {
-		KUNIT_EXPECT_EQ(test, chunk, FOLIO_ZERO_CHUNK_PAGES_FULL);
-	} else {
-		/* the measured bound, or the default if none was measured */
-		KUNIT_EXPECT_GE(test, chunk, FOLIO_ZERO_CHUNK_PAGES_MIN);
-		KUNIT_EXPECT_LE(test, chunk, FOLIO_ZERO_CHUNK_PAGES_MAX);
-		KUNIT_EXPECT_TRUE(test, is_power_of_2(chunk));
+	for (nocache = 0; nocache <= 1; nocache++) {
+		unsigned int chunk = folio_zero_chunk_pages(nocache);
+
+		if (preempt_model_full() || preempt_model_rt()) {
+			KUNIT_EXPECT_EQ(test, chunk, FOLIO_ZERO_CHUNK_PAGES_FULL);
+		} else {
+			/* the measured bound, or the default if none was */
+			KUNIT_EXPECT_GE(test, chunk, FOLIO_ZERO_CHUNK_PAGES_MIN);
+			KUNIT_EXPECT_LE(test, chunk, FOLIO_ZERO_CHUNK_PAGES_MAX);
+			KUNIT_EXPECT_TRUE(test, is_power_of_2(chunk));
+		}
+		KUNIT_EXPECT_GE(test, chunk, FOLIO_ZERO_WINDOW_PAGES);
 	}
-	KUNIT_EXPECT_GE(test, chunk, FOLIO_ZERO_WINDOW_PAGES);
 }
 
 /* bytes cleared per FOLIO_ZERO_BUDGET_NS -> pages per chunk */
@@ -142,12 +151,18 @@ static void folio_zero_test_pages_guarded(struct kunit *test)
 	};
 	struct folio *folio = folio_alloc(GFP_KERNEL, 4);
 	unsigned int i;
+	int nocache;
 
 	KUNIT_ASSERT_NOT_NULL(test, folio);
-	for (i = 0; i < ARRAY_SIZE(ranges); i++) {
-		memset(folio_address(folio), GUARD, folio_size(folio));
-		folio_zero_pages(folio, 0, ranges[i][0], ranges[i][1]);
-		folio_zero_expect(test, folio, ranges[i][0], ranges[i][1]);
+	/* clear_pages(), then clear_pages_nocache() */
+	for (nocache = 0; nocache <= 1; nocache++) {
+		for (i = 0; i < ARRAY_SIZE(ranges); i++) {
+			memset(folio_address(folio), GUARD, folio_size(folio));
+			folio_zero_pages(folio, 0, ranges[i][0], ranges[i][1],
+					 nocache);
+			folio_zero_expect(test, folio, ranges[i][0],
+					  ranges[i][1]);
+		}
 	}
 	folio_put(folio);
 }
