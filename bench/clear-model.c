@@ -25,7 +25,15 @@
  *                towards it, then the region before it, upwards.
  *   chunkup_<N>  the same, but the region after the window upwards, from
  *                the window to the end: shows what the downward walk costs.
+ *   chunknt_<N>  the series' loop for gigantic folios (more than
+ *                MAX_ORDER_NR_PAGES pages: 1 GiB pages): the same order,
+ *                but the pieces outside the window are cleared with
+ *                clear_pages_nocache() (arch/x86/lib/clear_pages_64.c: a
+ *                CLZERO per cache line, then an SFENCE), in chunks of up to
+ *                N bytes (-C); the window, last, still with "rep stosb".
+ *                Only on a CPU with CLZERO (AMD).
  *   stosb_all    one "rep stosb" over the whole huge page.
+ *   clzero_all   clear_pages_nocache() over the whole huge page.
  *   memset       glibc memset() over the whole huge page: the ceiling.
  *
  * The kernel sizes its chunk (without preemption) at boot, in
@@ -37,6 +45,14 @@
  * <size>_kchunk_kib), makes sure that chunk size is among the chunked
  * loop's, and reports it as kchunk (the chunk a preempt=none/voluntary
  * kernel would use here) next to fchunk, the 32 MiB of preempt=full.
+ * With CLZERO it then times the next 5 pieces (5..9, cold too) with
+ * clear_pages_nocache(), as folio_zero_calibrate() does for the chunk of
+ * gigantic folios, sizes ntkchunk from that rate the same way
+ * (<size>_ntcalib_mbps, <size>_ntkchunk_kib) and makes sure it is among
+ * the chunknt sizes.  ntkchunk is the kernel's method for 1 GiB pages; for
+ * 2 MiB pages, which the kernel clears with kchunk and "rep stosb" only,
+ * it is reported as information (a chunk larger than the page is the
+ * whole page).
  *
  * "page" in the ratios is the order 6.12 uses for that huge page size.
  *
@@ -50,6 +66,7 @@
  * key=value lines and a table.
  */
 #define _GNU_SOURCE
+#include <cpuid.h>
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
@@ -80,11 +97,14 @@
 #define MAX_ORDER_NR_PAGES	1024UL
 /* passes over a small pool until a repetition has cleared this much */
 #define MIN_REP_BYTES		(256 * SZ_1M)
-#define MAX_METHODS		48
+#define MAX_METHODS		64
 #define DEFAULT_CHUNKS	"4K,16K,64K,256K,1M,2M,4M,8M,16M,32M,64M,128M,256M,512M,1G"
+#define DEFAULT_NT_CHUNKS	"64K,256K,1M,4M,16M"
 /* mm/folio_zero.c: the boot-time measurement and the bound it sets */
 #define CALIB_BYTES		SZ_2M
 #define CALIB_RUNS		5
+/* the pieces timed with clear_pages_nocache(): the next CALIB_RUNS */
+#define CALIB_NT_FIRST		CALIB_RUNS
 #define CALIB_FOLIOS		32
 #define BUDGET_NS		250000UL
 #define KCHUNK_MIN		(64 * SZ_1K)
@@ -99,13 +119,15 @@ enum method_kind {
 	M_PAGE_LINEAR,
 	M_CHUNK,
 	M_CHUNK_UP,
+	M_CHUNK_NT,
 	M_STOSB_ALL,
+	M_CLZERO_ALL,
 	M_MEMSET,
 };
 
 struct method {
 	enum method_kind kind;
-	unsigned long chunk;		/* bytes, M_CHUNK, M_CHUNK_UP */
+	unsigned long chunk;		/* bytes, M_CHUNK* */
 	char name[32];
 	char desc[64];
 	unsigned long points;		/* resched points per huge page */
@@ -129,12 +151,18 @@ static unsigned int reps = 11;
 static unsigned long window_pages = 16;
 static enum target_mode target_mode = T_FIRST;
 static const char *chunk_list = DEFAULT_CHUNKS;
+static const char *nt_chunk_list = DEFAULT_NT_CHUNKS;
+/* CPUID 0x80000008 EBX bit 0 (X86_FEATURE_CLZERO), unless -Z */
+static bool have_clzero;
+static bool no_clzero;
+/* boot_cpu_data.x86_clflush_size: CPUID 1 EBX[15:8] x 8 */
+static unsigned long clzero_line;
 
 static struct method methods[MAX_METHODS];
 static unsigned int nr_methods;
 /* the kernel's measurement, as folio_zero_calibrate() makes it */
-static double calib_ns, calib_warm_ns;
-static unsigned long kchunk;
+static double calib_ns, calib_warm_ns, ntcalib_ns;
+static unsigned long kchunk, ntkchunk;
 
 /* cond_resched() stand-in: never set, so the branch is never taken */
 static int need_resched_flag;
@@ -156,6 +184,26 @@ static inline void rep_stosb(void *dst, unsigned long len)
 		     : "+D" (dst), "+c" (len)
 		     : "a" (0)
 		     : "memory");
+}
+
+/*
+ * arch/x86/lib/clear_pages_64.c, clear_pages_nocache(): CLZERO over every
+ * cache line (it zeroes the line containing rAX), then one SFENCE to order
+ * these weakly ordered stores before later ones; "rep stosb" (clear_pages())
+ * without CLZERO.
+ */
+static void clear_pages_nocache(void *addr, unsigned long npages)
+{
+	unsigned long len = npages * PAGE_SIZE;
+	char *p, *end = (char *)addr + len;
+
+	if (!have_clzero || !clzero_line) {
+		rep_stosb(addr, len);
+		return;
+	}
+	for (p = addr; p < end; p += clzero_line)
+		asm volatile("clzero" : : "a" (p) : "memory");
+	asm volatile("sfence" : : : "memory");
 }
 
 /* arch/x86/lib/clear_page_64.S: clear_page_erms, a call per subpage */
@@ -256,6 +304,13 @@ static void clear_range(char *addr, unsigned long start, unsigned long end,
 	rep_stosb(addr + start * PAGE_SIZE, (end - start) * PAGE_SIZE);
 }
 
+static void clear_range_nocache(char *addr, unsigned long start,
+				unsigned long end, void *arg)
+{
+	(void)arg;
+	clear_pages_nocache(addr + start * PAGE_SIZE, end - start);
+}
+
 /* mm/folio_zero.c, folio_zero_plan_init(): the window cleared last */
 static void chunk_window(unsigned long nr, unsigned long n,
 			 unsigned long chunk, unsigned long *w0,
@@ -269,14 +324,17 @@ static void chunk_window(unsigned long nr, unsigned long n,
 
 /*
  * The series' loop, mm/folio_zero.c: [w1, nr) in chunks from the far end
- * down (or, @up, from w1 up), [0, w0) in chunks upwards, then the window
- * [w0, w1) around the target.  A resched point before each piece.
+ * down (or, @up, from w1 up), [0, w0) in chunks upwards, each with
+ * @process_range, then the window [w0, w1) around the target with
+ * @process_window.  A resched point before each piece.
  */
 static inline void
 clear_huge_chunked(char *addr, unsigned long nr, unsigned long n,
 		   unsigned long chunk, bool up,
 		   void (*process_range)(char *addr, unsigned long start,
 					 unsigned long end, void *arg),
+		   void (*process_window)(char *addr, unsigned long start,
+					  unsigned long end, void *arg),
 		   void *arg)
 {
 	unsigned long w0, w1, lo, hi, k;
@@ -301,7 +359,7 @@ clear_huge_chunked(char *addr, unsigned long nr, unsigned long n,
 		process_range(addr, lo, lo + k, arg);
 	}
 	resched_point();
-	process_range(addr, w0, w1, arg);
+	process_window(addr, w0, w1, arg);
 }
 
 static unsigned long nr_chunks(unsigned long pages, unsigned long chunk)
@@ -333,10 +391,19 @@ static void clear_huge(const struct method *m, char *addr, unsigned long n)
 	case M_CHUNK:
 	case M_CHUNK_UP:
 		clear_huge_chunked(addr, nr, n, m->chunk / PAGE_SIZE,
-				   m->kind == M_CHUNK_UP, clear_range, NULL);
+				   m->kind == M_CHUNK_UP, clear_range,
+				   clear_range, NULL);
+		break;
+	case M_CHUNK_NT:
+		/* folio_zero_user(): the window, last, through the cache */
+		clear_huge_chunked(addr, nr, n, m->chunk / PAGE_SIZE, false,
+				   clear_range_nocache, clear_range, NULL);
 		break;
 	case M_STOSB_ALL:
 		rep_stosb(addr, hpage_size);
+		break;
+	case M_CLZERO_ALL:
+		clear_pages_nocache(addr, nr);
 		break;
 	case M_MEMSET:
 		memset(addr, 0, hpage_size);
@@ -350,6 +417,9 @@ struct visit {
 	unsigned char *seen;
 	unsigned long count, last;
 	bool twice;
+	/* chunked loops: the window pieces, and whether any piece followed */
+	unsigned long windows, win0, win1;
+	bool after_window;
 };
 
 static int visit_subpage(char *addr, unsigned long idx,
@@ -369,10 +439,33 @@ static int visit_subpage(char *addr, unsigned long idx,
 static void visit_range(char *addr, unsigned long start, unsigned long end,
 			void *arg)
 {
+	struct visit *v = arg;
 	unsigned long i;
 
+	if (v->windows)
+		v->after_window = true;
 	for (i = start; i < end; i++)
 		visit_subpage(addr, i, arg);
+}
+
+static void visit_window(char *addr, unsigned long start, unsigned long end,
+			 void *arg)
+{
+	struct visit *v = arg;
+	unsigned long i;
+
+	if (v->windows)
+		v->after_window = true;
+	v->windows++;
+	v->win0 = start;
+	v->win1 = end;
+	for (i = start; i < end; i++)
+		visit_subpage(addr, i, arg);
+}
+
+static bool is_chunked(enum method_kind kind)
+{
+	return kind == M_CHUNK || kind == M_CHUNK_UP || kind == M_CHUNK_NT;
 }
 
 static bool check_order(const struct method *m, unsigned long nr,
@@ -394,8 +487,10 @@ static bool check_order(const struct method *m, unsigned long nr,
 		break;
 	case M_CHUNK:
 	case M_CHUNK_UP:
+	case M_CHUNK_NT:
 		clear_huge_chunked(NULL, nr, n, m->chunk / PAGE_SIZE,
-				   m->kind == M_CHUNK_UP, visit_range, &v);
+				   m->kind == M_CHUNK_UP, visit_range,
+				   visit_window, &v);
 		break;
 	default:
 		free(v.seen);
@@ -405,38 +500,57 @@ static bool check_order(const struct method *m, unsigned long nr,
 	/* page_linear ignores the target, as clear_gigantic_page() does */
 	if (m->kind == M_PAGE_PHP && v.last != n)
 		ok = false;
-	if (m->kind == M_CHUNK || m->kind == M_CHUNK_UP) {
+	if (is_chunked(m->kind)) {
 		unsigned long w0, w1;
 
+		/* the window: one piece, the last, [w0, w1) around the target */
 		chunk_window(nr, n, m->chunk / PAGE_SIZE, &w0, &w1);
-		if (v.last != w1 - 1 || n < w0 || n >= w1)
+		if (v.last != w1 - 1 || n < w0 || n >= w1 || v.windows != 1 ||
+		    v.after_window || v.win0 != w0 || v.win1 != w1)
 			ok = false;
 	}
 	if (!ok)
 		fprintf(stderr,
-			"clear-model: %s order wrong: nr=%lu target=%lu: %lu visits, last %lu%s\n",
-			m->name, nr, n, v.count, v.last,
+			"clear-model: %s order wrong: nr=%lu target=%lu: %lu visits, last %lu, %lu window piece(s) [%lu, %lu)%s%s\n",
+			m->name, nr, n, v.count, v.last, v.windows, v.win0,
+			v.win1, v.after_window ? ", not last" : "",
 			v.twice ? ", a subpage twice" : "");
 	free(v.seen);
 	return ok;
 }
 
-static bool is_zero(const char *p, unsigned long len)
+/* every byte of [p, p + len) is @c */
+static bool is_filled(const char *p, unsigned long len, unsigned char c)
 {
 	const unsigned long *w = (const unsigned long *)p;
-	unsigned long i;
+	unsigned long i, pattern = c * 0x0101010101010101UL;
 
 	for (i = 0; i < len / sizeof(*w); i++)
-		if (w[i])
+		if (w[i] != pattern)
 			return false;
 	return true;
 }
 
-/* every order on a few sizes and targets, then a real clear of memory */
+static bool is_zero(const char *p, unsigned long len)
+{
+	return is_filled(p, len, 0);
+}
+
+/*
+ * Every order on a few sizes and targets, then a real clear of memory: a
+ * huge page (the second, when the pool has three) filled with a pattern
+ * must be all zero after the clear (after the SFENCE, for clzero), and
+ * GUARD_BYTES either side of it, where the pool has them, untouched.
+ */
+#define GUARD_BYTES		(64 * SZ_1K)
 static bool self_test(char *pool)
 {
 	static const unsigned long sizes[] = { 1, 2, 7, 8, 512, 4096 };
 	unsigned long nr = hpage_size / PAGE_SIZE;
+	char *page = pool + (pool_pages > 2 ? hpage_size : 0);
+	char *end = pool + pool_pages * hpage_size;
+	unsigned long before = min_ul(page - pool, GUARD_BYTES);
+	unsigned long after = min_ul(end - page - hpage_size, GUARD_BYTES);
 	unsigned int i, j;
 	bool ok = true;
 
@@ -452,10 +566,16 @@ static bool self_test(char *pool)
 		ok &= check_order(&methods[i], nr, 0);
 		ok &= check_order(&methods[i], nr, nr / 2 + 1);
 
-		memset(pool, 0xa5, hpage_size);
-		clear_huge(&methods[i], pool, nr / 3);
-		if (!is_zero(pool, hpage_size)) {
+		memset(page - before, 0xa5, before + hpage_size + after);
+		clear_huge(&methods[i], page, nr / 3);
+		if (!is_zero(page, hpage_size)) {
 			fprintf(stderr, "clear-model: %s left bytes non-zero\n",
+				methods[i].name);
+			ok = false;
+		}
+		if (!is_filled(page - before, before, 0xa5) ||
+		    !is_filled(page + hpage_size, after, 0xa5)) {
+			fprintf(stderr, "clear-model: %s wrote outside the huge page\n",
 				methods[i].name);
 			ok = false;
 		}
@@ -520,24 +640,20 @@ static struct method *add_method(enum method_kind kind, const char *name,
 	return m;
 }
 
-static void setup_methods(void)
+/**
+ * parse_chunks() - the chunk sizes of a list, up to the huge page size
+ * @list: comma-separated sizes ("64K,1M,...")
+ * @chunks: MAX_METHODS slots
+ * @extra: a size to add if missing and not larger than the huge page
+ *	(the calibrated one), 0 for none
+ *
+ * Return: how many sizes are in @chunks.
+ */
+static unsigned int parse_chunks(const char *list, unsigned long *chunks,
+				 unsigned long extra)
 {
-	unsigned long nr = hpage_size / PAGE_SIZE;
-	bool gigantic = nr > MAX_ORDER_NR_PAGES;
-	unsigned long chunks[MAX_METHODS];
-	char sz[24], name[32], desc[64];
 	unsigned int nr_chunk_sizes = 0, i;
-	const char *s = chunk_list;
-	struct method *m;
-
-	m = add_method(M_PAGE_PHP, "page_php",
-		       gigantic ? "page, process_huge_page order" :
-				  "page, process_huge_page order (6.12)");
-	m->points = nr;
-	m = add_method(M_PAGE_LINEAR, "page_linear",
-		       gigantic ? "page, ascending (6.12)" :
-				  "page, ascending");
-	m->points = nr;
+	const char *s = list;
 
 	while (*s) {
 		unsigned long chunk = parse_size(s);
@@ -553,16 +669,38 @@ static void setup_methods(void)
 		if (*s)
 			s++;
 	}
-	for (i = 0; i < nr_chunk_sizes && chunks[i] != kchunk; i++)
+	for (i = 0; i < nr_chunk_sizes && chunks[i] != extra; i++)
 		;
-	if (i == nr_chunk_sizes && kchunk <= hpage_size &&
+	if (i == nr_chunk_sizes && extra && extra <= hpage_size &&
 	    nr_chunk_sizes < MAX_METHODS) {
 		/* keep the list ascending */
-		for (i = nr_chunk_sizes; i && chunks[i - 1] > kchunk; i--)
+		for (i = nr_chunk_sizes; i && chunks[i - 1] > extra; i--)
 			chunks[i] = chunks[i - 1];
-		chunks[i] = kchunk;
+		chunks[i] = extra;
 		nr_chunk_sizes++;
 	}
+	return nr_chunk_sizes;
+}
+
+static void setup_methods(void)
+{
+	unsigned long nr = hpage_size / PAGE_SIZE;
+	bool gigantic = nr > MAX_ORDER_NR_PAGES;
+	unsigned long chunks[MAX_METHODS];
+	char sz[24], name[32], desc[64];
+	unsigned int nr_chunk_sizes, i;
+	struct method *m;
+
+	m = add_method(M_PAGE_PHP, "page_php",
+		       gigantic ? "page, process_huge_page order" :
+				  "page, process_huge_page order (6.12)");
+	m->points = nr;
+	m = add_method(M_PAGE_LINEAR, "page_linear",
+		       gigantic ? "page, ascending (6.12)" :
+				  "page, ascending");
+	m->points = nr;
+
+	nr_chunk_sizes = parse_chunks(chunk_list, chunks, kchunk);
 	for (i = 0; i < 2 * nr_chunk_sizes; i++) {
 		bool up = i >= nr_chunk_sizes;
 		unsigned long chunk = chunks[i % nr_chunk_sizes];
@@ -574,9 +712,27 @@ static void setup_methods(void)
 		m = add_method(up ? M_CHUNK_UP : M_CHUNK, name, desc);
 		m->chunk = chunk;
 	}
+	if (have_clzero) {
+		/* a chunk larger than the page is the whole page */
+		nr_chunk_sizes = parse_chunks(nt_chunk_list, chunks,
+					      min_ul(ntkchunk, hpage_size));
+		for (i = 0; i < nr_chunk_sizes; i++) {
+			size_name(sz, sizeof(sz), chunks[i]);
+			snprintf(name, sizeof(name), "chunknt_%s", sz);
+			snprintf(desc, sizeof(desc),
+				 "%s clzero chunks, window stosb", sz);
+			m = add_method(M_CHUNK_NT, name, desc);
+			m->chunk = chunks[i];
+		}
+	}
 
 	m = add_method(M_STOSB_ALL, "stosb_all", "rep stosb, whole huge page");
 	m->points = 0;
+	if (have_clzero) {
+		m = add_method(M_CLZERO_ALL, "clzero_all",
+			       "clzero + sfence, whole huge page");
+		m->points = 0;
+	}
 	m = add_method(M_MEMSET, "memset", "glibc memset (ceiling)");
 	m->points = 0;
 }
@@ -595,13 +751,31 @@ static bool cpu_flag(const char *flags, const char *flag)
 	return false;
 }
 
+static void probe_clzero(void)
+{
+	unsigned int a, b, c, d;
+
+	if (__get_cpuid(1, &a, &b, &c, &d))
+		clzero_line = ((b >> 8) & 0xff) * 8;
+	if (__get_cpuid(0x80000008, &a, &b, &c, &d))
+		have_clzero = b & 1;
+}
+
 static void print_cpu(void)
 {
-	static const char * const flags[] = { "erms", "fsrm", "fzrm", "fsrs" };
+	static const char * const flags[] = {
+		"erms", "fsrm", "fzrm", "fsrs", "clzero"
+	};
 	char line[8192], model[256] = "unknown";
-	bool have[4] = { false };
+	bool have[ARRAY_SIZE(flags)] = { false };
 	FILE *f = fopen("/proc/cpuinfo", "r");
+	bool cpuid_clzero;
 	unsigned int i;
+
+	probe_clzero();
+	cpuid_clzero = have_clzero;
+	if (no_clzero || !clzero_line)
+		have_clzero = false;
 
 	if (f) {
 		bool got_flags = false, got_model = false;
@@ -618,7 +792,7 @@ static void print_cpu(void)
 				model[strcspn(model, "\n")] = 0;
 				got_model = true;
 			} else if (!got_flags && !strncmp(line, "flags", 5)) {
-				for (i = 0; i < 4; i++)
+				for (i = 0; i < ARRAY_SIZE(flags); i++)
 					have[i] = cpu_flag(v, flags[i]);
 				got_flags = true;
 			}
@@ -629,6 +803,13 @@ static void print_cpu(void)
 	       model, have[0], have[1], have[2], have[3], sched_getcpu());
 	printf("RESULT erms=%d fsrm=%d fzrm=%d fsrs=%d\n",
 	       have[0], have[1], have[2], have[3]);
+	printf("clear-model: clzero: cpuinfo %d, cpuid 0x80000008 ebx bit 0 %d, line %lu bytes%s\n",
+	       have[4], cpuid_clzero, clzero_line,
+	       have_clzero ? "" :
+	       no_clzero ? ": not used (-Z): chunknt_*, clzero_all, ntkchunk skipped" :
+	       ": not there: chunknt_*, clzero_all, ntkchunk skipped");
+	printf("RESULT clzero=%d clzero_cpuid=%d clzero_used=%d\n", have[4],
+	       cpuid_clzero, have_clzero);
 }
 
 static double now(void)
@@ -665,7 +846,7 @@ static void help(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-s 2M|1G] [-n pool_pages] [-r reps] [-t first|middle|last|random]\n"
-		"          [-w window] [-c chunk,chunk,...]\n"
+		"          [-w window] [-c chunk,chunk,...] [-C chunk,chunk,...] [-Z]\n"
 		"Host userspace model of huge page clearing (not the kernel).\n"
 		"  -s  huge page size (default 2M)\n"
 		"  -n  huge pages in the pool, each cleared once a pass (default 64)\n"
@@ -673,8 +854,10 @@ static void help(const char *prog)
 		"  -t  target (faulting) subpage (default first)\n"
 		"  -w  bytes around the target the chunked loop clears last\n"
 		"      (default 64K, as mm/folio_zero.c)\n"
-		"  -c  chunk sizes of the chunked loop (default %s)\n",
-		prog, DEFAULT_CHUNKS);
+		"  -c  chunk sizes of the chunked loop (default %s)\n"
+		"  -C  chunk sizes of the clzero loop, chunknt (default %s)\n"
+		"  -Z  model a CPU without clzero: skip chunknt, clzero_all\n",
+		prog, DEFAULT_CHUNKS, DEFAULT_NT_CHUNKS);
 	exit(2);
 }
 
@@ -683,7 +866,7 @@ static void parse_args(int argc, char **argv)
 	int opt;
 	unsigned int i;
 
-	while ((opt = getopt(argc, argv, "s:n:r:t:w:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:r:t:w:c:C:Zh")) != -1) {
 		switch (opt) {
 		case 's':
 			hpage_size = parse_size(optarg);
@@ -712,6 +895,12 @@ static void parse_args(int argc, char **argv)
 		case 'c':
 			chunk_list = optarg;
 			break;
+		case 'C':
+			nt_chunk_list = optarg;
+			break;
+		case 'Z':
+			no_clzero = true;
+			break;
 		default:
 			help(argv[0]);
 		}
@@ -723,24 +912,24 @@ static void parse_args(int argc, char **argv)
 /* ---- measurement ---- */
 
 /*
- * folio_zero_calibrate() and folio_zero_chunk_for_rate() in user space:
- * clear CALIB_FOLIOS x CALIB_BYTES at @addr, then time a second clear of
- * the first CALIB_RUNS pieces, evicted by the rest since; the fastest sets
- * kchunk.  @warm: time CALIB_RUNS clears of the same cache-warm piece
- * instead (what a measurement on one small buffer would see).
+ * folio_zero_time(): time CALIB_RUNS clears of CALIB_BYTES, of pieces
+ * @first.. of the @n at @addr (of piece @first each time, @warm), with
+ * "rep stosb" or (@nt) clear_pages_nocache(); the fastest.
  */
-static double calibrate_ns(char *addr, bool warm)
+static double calibrate_time(char *addr, unsigned long n, unsigned long first,
+			     bool warm, bool nt)
 {
-	unsigned long n = pool_pages * hpage_size / CALIB_BYTES;
 	double t, best = 1e30;
 	unsigned int i;
 
-	/* a pool smaller than the kernel's 64 MiB: all of it */
-	for (i = 0; i < CALIB_FOLIOS && i < n; i++)
-		rep_stosb(addr + i * CALIB_BYTES, CALIB_BYTES);
 	for (i = 0; i < CALIB_RUNS; i++) {
+		char *piece = addr + (first + (warm ? 0 : i)) % n * CALIB_BYTES;
+
 		t = now();
-		rep_stosb(addr + (warm ? 0 : i % n) * CALIB_BYTES, CALIB_BYTES);
+		if (nt)
+			clear_pages_nocache(piece, CALIB_BYTES / PAGE_SIZE);
+		else
+			rep_stosb(piece, CALIB_BYTES);
 		t = (now() - t) * 1e9;
 		if (t < best)
 			best = t;
@@ -748,22 +937,54 @@ static double calibrate_ns(char *addr, bool warm)
 	return best;
 }
 
-static void calibrate(char *addr)
+/*
+ * folio_zero_calibrate() in user space: clear CALIB_FOLIOS x CALIB_BYTES
+ * at @addr with "rep stosb", then time a second clear of the first
+ * CALIB_RUNS pieces, evicted by the rest since: the fastest sets kchunk;
+ * then, with clzero, time the next CALIB_RUNS (CALIB_NT_FIRST..) the same
+ * way with clear_pages_nocache(): @nt_ns, for ntkchunk.  @warm: time
+ * CALIB_RUNS clears of the same cache-warm piece instead (what a
+ * measurement on one small buffer would see), no @nt_ns.
+ */
+static double calibrate_ns(char *addr, bool warm, double *nt_ns)
+{
+	unsigned long n = pool_pages * hpage_size / CALIB_BYTES;
+	double best;
+	unsigned int i;
+
+	/* a pool smaller than the kernel's 64 MiB: all of it */
+	for (i = 0; i < CALIB_FOLIOS && i < n; i++)
+		rep_stosb(addr + i * CALIB_BYTES, CALIB_BYTES);
+	best = calibrate_time(addr, n, 0, warm, false);
+	if (nt_ns && have_clzero)
+		*nt_ns = calibrate_time(addr, n, CALIB_NT_FIRST, false, true);
+	return best;
+}
+
+/* folio_zero_chunk_for_rate(): bytes of a chunk for CALIB_BYTES in @ns */
+static unsigned long chunk_for_rate(double ns)
 {
 	unsigned long pages, p;
 
-	calib_warm_ns = calibrate_ns(addr, true);
-	calib_ns = calibrate_ns(addr, false);
-	pages = calib_ns > 0 ? (unsigned long)(CALIB_BYTES * (double)BUDGET_NS /
-					       calib_ns) / PAGE_SIZE :
-			       KCHUNK_MAX / PAGE_SIZE;
+	pages = ns > 0 ? (unsigned long)(CALIB_BYTES * (double)BUDGET_NS /
+					 ns) / PAGE_SIZE :
+			 KCHUNK_MAX / PAGE_SIZE;
 	if (pages < KCHUNK_MIN / PAGE_SIZE)
 		pages = KCHUNK_MIN / PAGE_SIZE;
 	if (pages > KCHUNK_MAX / PAGE_SIZE)
 		pages = KCHUNK_MAX / PAGE_SIZE;
 	for (p = 1; p * 2 <= pages; p *= 2)
 		;
-	kchunk = p * PAGE_SIZE;
+	return p * PAGE_SIZE;
+}
+
+static void calibrate(char *addr)
+{
+	calib_warm_ns = calibrate_ns(addr, true, NULL);
+	calib_ns = calibrate_ns(addr, false, &ntcalib_ns);
+	kchunk = chunk_for_rate(calib_ns);
+	if (have_clzero)
+		ntkchunk = chunk_for_rate(ntcalib_ns);
 }
 
 static void run(char *pool, unsigned long passes, unsigned long *targets)
@@ -819,16 +1040,25 @@ static void result(const char *hp, const char *name, const char *key,
 	printf("RESULT %s_%s%s=%.3f\n", hp, name, key, v);
 }
 
-static void print_summary(const char *hp, const char *what, const char *key,
-			  struct method *m, struct method *page,
-			  struct method *ceil)
+/* @m's rate against 6.12's and memset's: <key>_x_page, <key>_x_memset */
+static void print_ratios(const char *hp, const char *what, const char *key,
+			 struct method *m, struct method *page,
+			 struct method *ceil)
 {
 	printf("summary %s: %s: %s, %.2f GB/s = %.2fx memset, %.2fx page\n",
 	       hp, what, m->name, m->median, m->median / ceil->median,
 	       m->median / page->median);
-	printf("RESULT %s_%s_kib=%lu\n", hp, key, m->chunk / SZ_1K);
 	result(hp, key, "_x_page", m->median / page->median);
 	result(hp, key, "_x_memset", m->median / ceil->median);
+}
+
+/* the same and @m's chunk size, <key>_kib */
+static void print_summary(const char *hp, const char *what, const char *key,
+			  struct method *m, struct method *page,
+			  struct method *ceil)
+{
+	print_ratios(hp, what, key, m, page, ceil);
+	printf("RESULT %s_%s_kib=%lu\n", hp, key, m->chunk / SZ_1K);
 }
 
 /*
@@ -897,7 +1127,7 @@ static void report(void)
 		double us;
 		char range[32];
 
-		if (m->kind == M_CHUNK || m->kind == M_CHUNK_UP) {
+		if (is_chunked(m->kind)) {
 			m->points = chunked_points(nr, target_mode == T_RANDOM ?
 						   nr / 2 : pick_target(nr),
 						   m->chunk / PAGE_SIZE);
@@ -929,6 +1159,7 @@ static void report(void)
 	       hp, page->median, ceil->median);
 	summarize(hp, M_CHUNK, "chunk", page, ceil);
 	summarize(hp, M_CHUNK_UP, "chunkup", page, ceil);
+	summarize(hp, M_CHUNK_NT, "chunknt", page, ceil);
 
 	printf("summary %s: calibration: %.0f MB/s (best of %u x %lu KiB), %lu KiB chunks without preemption, %.0f us each\n",
 	       hp, CALIB_BYTES / calib_ns * 1e3, CALIB_RUNS,
@@ -951,6 +1182,33 @@ static void report(void)
 		if (m->chunk == FCHUNK)
 			print_summary(hp, "kernel chunk, preempt=full",
 				      "fchunk", m, page, ceil);
+	}
+
+	if (!have_clzero) {
+		printf("summary %s: no clzero used (%s): no chunknt_*, clzero_all, ntkchunk\n",
+		       hp, no_clzero ? "-Z" : "not on this CPU");
+		return;
+	}
+	printf("summary %s: clzero calibration: %.0f MB/s (best of %u x %lu KiB, pieces %u..%u), %lu KiB clear_pages_nocache() chunks without preemption, %.0f us each\n",
+	       hp, CALIB_BYTES / ntcalib_ns * 1e3, CALIB_RUNS,
+	       CALIB_BYTES / SZ_1K, CALIB_NT_FIRST,
+	       CALIB_NT_FIRST + CALIB_RUNS - 1, ntkchunk / SZ_1K,
+	       ntcalib_ns * ntkchunk / CALIB_BYTES / 1e3);
+	printf("RESULT %s_ntcalib_mbps=%.0f %s_ntkchunk_kib=%lu %s_ntkchunk_us=%.0f\n",
+	       hp, CALIB_BYTES / ntcalib_ns * 1e3, hp, ntkchunk / SZ_1K, hp,
+	       ntcalib_ns * ntkchunk / CALIB_BYTES / 1e3);
+	for (i = 0; i < nr_methods; i++) {
+		struct method *m = &methods[i];
+
+		if (m->kind != M_CHUNK_NT ||
+		    m->chunk != min_ul(ntkchunk, hpage_size))
+			continue;
+		if (gigantic)
+			print_ratios(hp, "kernel chunk, clzero, preempt=none/voluntary",
+				     "ntkchunk", m, page, ceil);
+		else
+			print_ratios(hp, "clzero chunk, information only (2M: the kernel uses kchunk)",
+				     "ntkchunk", m, page, ceil);
 	}
 }
 

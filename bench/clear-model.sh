@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Huge page clearing, host userspace model (not the kernel): 6.12's
-# page-at-a-time string clear vs the series' chunked string clear vs a
-# memset ceiling, on hugetlb memory of this machine, in one run.
+# page-at-a-time string clear vs the series' chunked string clear (and,
+# with CLZERO, its clzero clear of 1 GiB pages) vs a memset ceiling, on
+# hugetlb memory of this machine, in one run.
 #
 #   bench/clear-model.sh              (as root, on the host, not in the lab)
 #
@@ -25,6 +26,8 @@
 #                 faulting subpages to model: first, middle, last, random
 #                 (default "first random" and "first")
 #   CHUNKS=LIST   chunk sizes of the chunked loop (default: the model's)
+#   NTCHUNKS=LIST chunk sizes of the clzero loop, chunknt (default: the
+#                 model's; only where the CPU has clzero)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$REPO/build/bench/bin
@@ -37,6 +40,7 @@ NR_1G=${NR_1G:-2}
 TARGETS_2M=${TARGETS_2M:-first random}
 TARGETS_1G=${TARGETS_1G:-first}
 CHUNKS=${CHUNKS:-}
+NTCHUNKS=${NTCHUNKS:-}
 HP2M=/proc/sys/vm/nr_hugepages
 HP1G=/sys/kernel/mm/hugepages/hugepages-1048576kB
 LABEL="host userspace model, not the kernel"
@@ -94,7 +98,7 @@ fi
 	echo "kernel $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')," \
 		"$(nproc) CPUs, pinned to CPU $CPU, $(free -g | awk '/Mem:/ { print $2 }') GiB"
 	echo "cpu flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
-		grep -xE 'erms|fsrm|fzrm|fsrs' | tr '\n' ' ')"
+		grep -xE 'erms|fsrm|fzrm|fsrs|clzero' | tr '\n' ' ')"
 	/lib64/ld-linux-x86-64.so.2 --list-diagnostics 2>/dev/null |
 		grep -E 'rep_stosb_threshold|non_temporal_threshold|level3_cache_size' |
 		sed 's/^/glibc: /' || true
@@ -117,7 +121,8 @@ for run in $(seq 1 "$RUNS"); do
 			log=$OUT/run$run-$size-$t.log
 			say "run $run: $size pages x ${NR[$size]}, target $t -> ${log#"$REPO/"}"
 			taskset -c "$CPU" "$BIN/clear-model" -s "$size" -n "${NR[$size]}" \
-				-r "$REPS" -t "$t" ${CHUNKS:+-c "$CHUNKS"} > "$log" || {
+				-r "$REPS" -t "$t" ${CHUNKS:+-c "$CHUNKS"} \
+				${NTCHUNKS:+-C "$NTCHUNKS"} > "$log" || {
 				say "FAILED: $size target $t (exit $?), see $log"
 				continue
 			}
@@ -131,11 +136,12 @@ done
 # summary: the targets, per run and configuration
 {
 	echo "== summary ($LABEL) =="
-	printf '%-16s %9s %9s %8s %8s %8s %8s %8s %8s\n' \
-		"" "page" "memset" "chunk90" "" "best" "" "chunkup90" ""
-	printf '%-16s %9s %9s %8s %8s %8s %8s %8s %8s\n' \
+	printf '%-16s %9s %9s %8s %8s %8s %8s %8s %8s %8s %8s\n' \
+		"" "page" "memset" "chunk90" "" "best" "" "chunkup90" "" \
+		"chunknt90" ""
+	printf '%-16s %9s %9s %8s %8s %8s %8s %8s %8s %8s %8s\n' \
 		"run-size-target" "GB/s" "GB/s" "size" "x page" \
-		"size" "x page" "size" "x page"
+		"size" "x page" "size" "x page" "size" "x page"
 	for log in "$OUT"/run*.log; do
 		[ -f "$log" ] || continue
 		name=$(basename "$log" .log)
@@ -156,19 +162,23 @@ done
 		}
 		/^6.12 clears/ { page = ($0 ~ /page_linear/) ? "page_linear" : "page_php" }
 		END {
-			printf "%-16s %9.2f %9.2f %8s %8.2f %8s %8.2f %8s %8.2f\n",
+			printf "%-16s %9.2f %9.2f %8s %8.2f %8s %8.2f %8s %8.2f %8s %8.2f\n",
 				name, v[page "_gbps"], v["memset_gbps"],
 				sz(v["chunk90_kib"]), v["chunk90_x_page"],
 				sz(v["best_chunk_kib"]), v["best_chunk_x_page"],
-				sz(v["chunkup90_kib"]), v["chunkup90_x_page"]
+				sz(v["chunkup90_kib"]), v["chunkup90_x_page"],
+				sz(v["chunknt90_kib"]), v["chunknt90_x_page"]
 		}' "$log"
 	done
 	echo "chunk90: the smallest chunk size with >= 90% of memset (series order);"
-	echo "chunkup90: the same with the far region cleared upwards"
+	echo "chunkup90: the same with the far region cleared upwards;"
+	echo "chunknt90: the same with the far region cleared with clzero (none: no"
+	echo "size got there, or no clzero)"
 	echo "targets: chunk90 exists; for 1G, chunk90 x page >= 1.30"
 	for log in "$OUT"/run*-1G-*.log; do
 		[ -f "$log" ] || continue
-		for k in chunk chunkup; do
+		for k in chunk chunkup chunknt; do
+			grep -q "^RESULT 1G_${k}_" "$log" || continue
 			echo "$(basename "$log" .log): ${k}_<size> x page:" \
 				"$(sed -n "s/^RESULT 1G_${k}_\([0-9]*[KMG]\)_x_page=\(.*\)/\1 \2/p" "$log" |
 				  tr '\n' ' ')"
@@ -181,22 +191,32 @@ done
 		else
 			echo "$(basename "$log" .log): chunk90 is ${x}x page: 1.3x target NOT met"
 		fi
-		for k in kchunk fchunk; do
+		for k in kchunk fchunk ntkchunk; do
 			x=$(sed -n "s/^RESULT 1G_${k}_x_page=//p" "$log")
 			m=$(sed -n "s/^RESULT 1G_${k}_x_memset=//p" "$log")
-			[ -n "$x" ] || continue
-			awk -v k=$k -v x="$x" -v m="$m" -v n="$(basename "$log" .log)" 'BEGIN {
+			if [ -z "$x" ]; then
+				[ "$k" != ntkchunk ] ||
+					echo "$(basename "$log" .log): ntkchunk: no clzero, not measured"
+				continue
+			fi
+			case $k in
+			kchunk) what="preempt=none/voluntary" ;;
+			fchunk) what="preempt=full" ;;
+			*) what="clzero, preempt=none/voluntary" ;;
+			esac
+			awk -v k=$k -v w="$what" -v x="$x" -v m="$m" \
+				-v n="$(basename "$log" .log)" 'BEGIN {
 				printf "%s: %s (%s) is %.2fx page, %.2fx memset: targets %s\n",
-					n, k, k == "kchunk" ? "preempt=none/voluntary" : "preempt=full",
-					x, m, (x >= 1.3 && m >= 0.9) ? "met" : "NOT met"
+					n, k, w, x, m, (x >= 1.3 && m >= 0.9) ? "met" : "NOT met"
 			}'
 		done
 	done
-	echo "the kernel's own chunk (folio_zero_calibrate(), modelled; a chunk"
-	echo "larger than the huge page is the whole page):"
+	echo "the kernel's own chunks (folio_zero_calibrate(), modelled; a chunk"
+	echo "larger than the huge page is the whole page; the clzero chunk is the"
+	echo "kernel's for 1G pages only):"
 	for log in "$OUT"/run*.log; do
 		[ -f "$log" ] || continue
-		grep -E '^summary .*(calibration|kernel chunk)' "$log" |
+		grep -E '^summary .*(calibration|kernel chunk|clzero)' "$log" |
 			sed "s/^summary /$(basename "$log" .log): /"
 	done
 	echo "logs: ${OUT#"$REPO/"}"
