@@ -41,7 +41,8 @@
  * while REP STOSB reaches that rate only beyond the last-level cache
  * (32 MiB), too long a stretch without preemption.  The window is still
  * cleared through the cache.  The boot-time measurement times
- * clear_pages_nocache() too, and its chunks are bounded by its own rate.
+ * clear_pages_nocache() too: it is used only if it cleared faster than
+ * clear_pages(), and its chunks are bounded by its own rate.
  */
 #define pr_fmt(fmt) "folio_zero: " fmt
 
@@ -188,6 +189,8 @@ static void folio_zero_pages(struct folio *folio, unsigned long base,
 static unsigned int folio_zero_chunk __read_mostly = FOLIO_ZERO_CHUNK_PAGES;
 static unsigned int folio_zero_chunk_nocache __read_mostly =
 	FOLIO_ZERO_CHUNK_PAGES;
+/* clear_pages_nocache() for gigantic folios: measured faster at boot */
+static bool folio_zero_nocache __read_mostly;
 
 /**
  * folio_zero_chunk_for_rate() - chunk size for a measured clearing rate
@@ -247,7 +250,8 @@ static unsigned int folio_zero_chunk_pages(bool nocache)
 void folio_zero_user(struct folio *folio, unsigned long addr_hint)
 {
 	unsigned long base = ALIGN_DOWN(addr_hint, folio_size(folio));
-	bool nocache = folio_nr_pages(folio) > FOLIO_ZERO_NOCACHE_PAGES;
+	bool nocache = folio_nr_pages(folio) > FOLIO_ZERO_NOCACHE_PAGES &&
+		       READ_ONCE(folio_zero_nocache);
 	struct folio_zero_plan plan;
 	unsigned int start, nr;
 
@@ -301,8 +305,10 @@ static u64 __init folio_zero_time(struct folio **folios, unsigned int n,
  * The fastest of these (the others may have been interrupted) sets the
  * chunk used without preemption.  Then the next FOLIO_ZERO_CALIB_RUNS,
  * still out of the cache, are timed the same way with
- * clear_pages_nocache(), for the chunk of gigantic folios.  With fewer
- * folios than that to be had, both chunks stay FOLIO_ZERO_CHUNK_PAGES.
+ * clear_pages_nocache(): if that is faster, gigantic folios are cleared
+ * with it, in chunks sized by its rate.  With fewer folios than that to be
+ * had, both chunks stay FOLIO_ZERO_CHUNK_PAGES and gigantic folios are
+ * cleared as the others.
  *
  * Return: 0.
  */
@@ -345,16 +351,16 @@ static int __init folio_zero_calibrate(void)
 
 	chunk = folio_zero_chunk_for_rate(bytes, best_nc);
 	WRITE_ONCE(folio_zero_chunk_nocache, chunk);
-	pr_info("clear_pages_nocache %llu MB/s (%s): %lu KiB chunks of gigantic folios without preemption (%llu us each)\n",
-		best_nc ? div64_u64(bytes * NSEC_PER_USEC, best_nc) : 0,
-#ifdef clear_pages_nocache
-		"the same way",
-#else
-		"clear_pages() here",
-#endif
-		chunk * PAGE_SIZE >> 10,
-		div_u64(div64_u64(best_nc * chunk, bytes >> PAGE_SHIFT),
-			NSEC_PER_USEC));
+	WRITE_ONCE(folio_zero_nocache, best_nc < best);
+	if (best_nc < best)
+		pr_info("clear_pages_nocache %llu MB/s (the same way): gigantic folios with it, %lu KiB chunks without preemption (%llu us each)\n",
+			best_nc ? div64_u64(bytes * NSEC_PER_USEC, best_nc) : 0,
+			chunk * PAGE_SIZE >> 10,
+			div_u64(div64_u64(best_nc * chunk, bytes >> PAGE_SHIFT),
+				NSEC_PER_USEC));
+	else
+		pr_info("clear_pages_nocache %llu MB/s (the same way): not faster, gigantic folios cleared as the others\n",
+			best_nc ? div64_u64(bytes * NSEC_PER_USEC, best_nc) : 0);
 	return 0;
 }
 late_initcall(folio_zero_calibrate);
