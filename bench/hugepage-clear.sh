@@ -10,7 +10,9 @@
 # model (MODELS, default "voluntary full") on the kernel command line, plus
 # BOOT_ARGS (default "hugepagesz=1G hugepages=2:1": one 1 GiB hugetlb page
 # on node2), REPEAT (1) times, base and patched back to back for each
-# model, and runs bench/scenarios/hugepage-clear.sh in each boot: wakeup
+# model (in KERNELS order in odd runs, reversed in even runs, so that with
+# an even REPEAT each kernel boots first as often as second: the second
+# boot of a pair sees larger latency maxima, see bench/README), and runs bench/scenarios/hugepage-clear.sh in each boot: wakeup
 # latency of a SCHED_FIFO thread on CPU0 while another thread on CPU0
 # demand-faults hugetlb pages (2 MiB and 1 GiB), and the fault throughput.
 # Then prints one table: per model, base, patched and patched/base for
@@ -54,7 +56,9 @@ done
 failed=()
 for r in $(seq 1 "$REPEAT"); do
 	for m in $MODELS; do
-		for k in $KERNELS; do
+		order=$KERNELS
+		[ $((r % 2)) = 0 ] && order=$(echo "$KERNELS" | tr ' ' '\n' | tac | xargs)
+		for k in $order; do
 			run=$k-$m-r$r
 			echo "hugepage-clear: $run: booting ${KERNEL[$k]#"$REPO/"} with preempt=$m $BOOT_ARGS"
 			rc=0
@@ -145,7 +149,10 @@ def run_val(k, m, key, r):
 if "base" in kernels and "patched" in kernels:
     print("\nchecks, each run's base and patched boots side by side (TCG):")
     for m in models:
+        # pairs per part: (booted first, max base, max patched)
+        pairs = {}
         for r in range(repeat):
+            first = kernels[0] if r % 2 == 0 else kernels[-1]
             ib = run_val("base", m, "idle_max_us", r)
             ip = run_val("patched", m, "idle_max_us", r)
             if ib is not None and ip is not None:
@@ -156,12 +163,23 @@ if "base" in kernels and "patched" in kernels:
                 b, p = (run_val(k, m, part + "_max_us", r) for k in ("base", "patched"))
                 b50, p50 = (run_val(k, m, part + "_p50_us", r) for k in ("base", "patched"))
                 b99, p99 = (run_val(k, m, part + "_p99_us", r) for k in ("base", "patched"))
+                b999, p999 = (run_val(k, m, part + "_p999_us", r) for k in ("base", "patched"))
                 if None in (b, p, b50, p50, b99, p99):
                     continue
                 ok = "yes" if p <= b + 1000 else "NO"
-                print(f"  preempt={m:9} r{r + 1} {part}: max {fmt(b)} -> {fmt(p)} us "
-                      f"({p - b:+.0f}; within base + 1 ms: {ok}), "
+                pairs.setdefault(part, []).append((first, b, p))
+                tail = ""
+                if None not in (b999, p999):
+                    tail = f", p99.9 {fmt(b999)} -> {fmt(p999)}"
+                print(f"  preempt={m:9} r{r + 1} ({first} first) {part}: max {fmt(b)} -> "
+                      f"{fmt(p)} us ({p - b:+.0f}; within base + 1 ms: {ok}){tail}, "
                       f"p99 {fmt(b99)} -> {fmt(p99)}, p50 {fmt(b50)} -> {fmt(p50)} us")
+        for part, ps in pairs.items():
+            for who in ("base", "patched"):
+                d = ["%+.0f" % (p - b) for f, b, p in ps if f == who]
+                if d:
+                    print(f"  preempt={m:9} {part}: patched - base max, {who} booted "
+                          f"first: {' '.join(d)} us")
         for part in ("tput2m", "tput1g"):
             b, _ = cell("base", m, part + "_gibps")
             p, _ = cell("patched", m, part + "_gibps")

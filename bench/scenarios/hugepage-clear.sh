@@ -44,7 +44,7 @@
 # RESULT keys: preempt, erms, zero_mbps, zero_chunk_kib (patched only),
 # hugepages_2m, hugepages_1g; per part
 # (idle_, lat2m_, cyc2m_, lat1g_, tput2m_, tput1g_): lat_max_us,
-# lat_p99_us, lat_p50_us, lat_samples (latency parts), gibps (GiB cleared
+# lat_p999_us, lat_p99_us, lat_p50_us, lat_samples (latency parts), gibps (GiB cleared
 # per second of faulting, as the faulting thread saw it), fault_avg_us,
 # fault_max_us, cleared_gib.  All times and rates are TCG (emulated), not
 # hardware.
@@ -66,7 +66,7 @@ result() {
 
 	while read -r kv; do
 		case $kv in
-		lat_max_us=* | lat_p99_us=* | lat_p50_us=* | lat_samples=*)
+		lat_max_us=* | lat_p999_us=* | lat_p99_us=* | lat_p50_us=* | lat_samples=*)
 			line+=" ${part}_${kv#lat_}"
 			;;
 		gibps=* | fault_avg_us=* | fault_max_us=* | cleared_gib=*)
@@ -101,7 +101,7 @@ pool() {
 	cat "$f"
 }
 
-# cyclictest's histogram (-h) on stdin -> p50, p99, max, samples
+# cyclictest's histogram (-h) on stdin -> p50, p99, p99.9, max, samples
 cyc_stats() {
 	awk '
 	/^[0-9]+ +[0-9]+/ { c[$1 + 0] = $2 + 0; if ($1 + 0 > top) top = $1 + 0 }
@@ -109,14 +109,16 @@ cyc_stats() {
 	/^# Max Latencies:/ { max = $4 + 0 }
 	END {
 		n50 = int(total * 0.50 + 0.999999); n99 = int(total * 0.99 + 0.999999)
-		p50 = p99 = "overflow"
+		n999 = int(total * 0.999 + 0.999999)
+		p50 = p99 = p999 = "overflow"
 		for (i = 0; i <= top; i++) {
 			seen += c[i]
 			if (p50 == "overflow" && seen >= n50) p50 = i
 			if (p99 == "overflow" && seen >= n99) p99 = i
+			if (p999 == "overflow" && seen >= n999) p999 = i
 		}
-		printf "lat_p50_us=%s\nlat_p99_us=%s\nlat_max_us=%d\nlat_samples=%d\n",
-			p50, p99, max, total
+		printf "lat_p50_us=%s\nlat_p99_us=%s\nlat_p999_us=%s\nlat_max_us=%d\nlat_samples=%d\n",
+			p50, p99, p999, max, total
 	}'
 }
 
