@@ -106,7 +106,7 @@ void tiering_account_memcg(struct mem_cgroup *memcg, int src_nid,
 
 #ifdef CONFIG_NUMA_BALANCING
 /**
- * tiering_promote_decision() - report a NUMA-balancing promotion decision
+ * __tiering_promote_decision() - count and trace a promotion decision
  * @src_nid: lower-tier node of the faulting folio
  * @dst_nid: top-tier node it would be promoted to
  * @nr_pages: base pages in the folio
@@ -115,15 +115,16 @@ void tiering_account_memcg(struct mem_cgroup *memcg, int src_nid,
  * @mode: unit of @latency and @threshold
  * @decision: the outcome
  *
- * Rejected candidates count in pgpromote_reject_latency or
- * pgpromote_reject_ratelimit of @dst_nid; every decision emits
- * tiering:tiering_promote_decision.  Pages that then move are reported by
- * the migration, through tiering_account_memcg().
+ * The body of tiering_promote_decision().  Rejected candidates count in
+ * pgpromote_reject_latency or pgpromote_reject_ratelimit of @dst_nid;
+ * every decision emits tiering:tiering_promote_decision.  Pages that then
+ * move are reported by the migration, through tiering_account_memcg().
  */
-void tiering_promote_decision(int src_nid, int dst_nid, unsigned int nr_pages,
-			      unsigned int latency, unsigned int threshold,
-			      enum numa_hint_latency_mode mode,
-			      enum numa_hint_decision decision)
+void __tiering_promote_decision(int src_nid, int dst_nid,
+				unsigned int nr_pages, unsigned int latency,
+				unsigned int threshold,
+				enum numa_hint_latency_mode mode,
+				enum numa_hint_decision decision)
 {
 	if (decision == NUMA_HINT_REJECT_LATENCY)
 		mod_node_page_state(NODE_DATA(dst_nid),

@@ -14,6 +14,7 @@
 
 #include <linux/mmzone.h>
 #include <linux/numa_hint_latency.h>
+#include <linux/tracepoint-defs.h>
 #include <linux/types.h>
 
 struct mem_cgroup;
@@ -72,10 +73,43 @@ static inline void tiering_account(int src_nid, int dst_nid,
 }
 
 #ifdef CONFIG_NUMA_BALANCING
-void tiering_promote_decision(int src_nid, int dst_nid, unsigned int nr_pages,
-			      unsigned int latency, unsigned int threshold,
-			      enum numa_hint_latency_mode mode,
-			      enum numa_hint_decision decision);
+DECLARE_TRACEPOINT(tiering_promote_decision);
+
+void __tiering_promote_decision(int src_nid, int dst_nid,
+				unsigned int nr_pages, unsigned int latency,
+				unsigned int threshold,
+				enum numa_hint_latency_mode mode,
+				enum numa_hint_decision decision);
+
+/**
+ * tiering_promote_decision() - report a NUMA-balancing promotion decision
+ * @src_nid: lower-tier node of the faulting folio
+ * @dst_nid: top-tier node it would be promoted to
+ * @nr_pages: base pages in the folio
+ * @latency: its hint-fault latency, in the unit of @mode (0 if not taken)
+ * @threshold: the threshold it was compared with (0 if none)
+ * @mode: unit of @latency and @threshold
+ * @decision: the outcome
+ *
+ * Called for every tiering candidate at a hint fault.  A decision to
+ * promote counts nothing here (the migration reports what moves), so with
+ * the tracepoint off it costs a static branch and no call; rejections and
+ * traced decisions go to __tiering_promote_decision().
+ */
+static inline void tiering_promote_decision(int src_nid, int dst_nid,
+					    unsigned int nr_pages,
+					    unsigned int latency,
+					    unsigned int threshold,
+					    enum numa_hint_latency_mode mode,
+					    enum numa_hint_decision decision)
+{
+	if ((decision == NUMA_HINT_PROMOTE ||
+	     decision == NUMA_HINT_FREE_SPACE) &&
+	    !tracepoint_enabled(tiering_promote_decision))
+		return;
+	__tiering_promote_decision(src_nid, dst_nid, nr_pages, latency,
+				   threshold, mode, decision);
+}
 #endif
 
 #endif /* _LINUX_TIERING_STAT_H */
