@@ -250,6 +250,26 @@ static void count_decisions(const char *mode, long *with, long *other,
 	fclose(f);
 }
 
+/*
+ * In hint_latency_mode @mode, run one child reading @pages repeatedly with
+ * tiering_promote_decision traced, and count its events as count_decisions()
+ * does.  Return: 0, or -1 if a step failed.
+ */
+static int decisions_in_mode(const char *mode, long pages, long threshold,
+			     long *with, long *other, long *threshold_ok)
+{
+	struct job j;
+
+	if (write_file(MODE, "%s", mode) || trace_clear() ||
+	    write_file(DECISION, "1"))
+		return -1;
+	if (run_child(pages, true, 0, &j) || write_file(DECISION, "0") ||
+	    j.err)
+		return -1;
+	count_decisions(mode, with, other, threshold_ok, threshold);
+	return 0;
+}
+
 /**
  * faults_mode_run() - one child in fault-count mode, and the counters' deltas
  * @th: hot_threshold_faults (0: automatic)
@@ -347,31 +367,19 @@ TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
 {
 	const long pages = 1024, th = 300;
 	long with, other, th_ok;
-	struct job j;
 
 	if (access(DECISION, W_OK))
 		SKIP(return, "no tiering_promote_decision tracepoint");
 	ASSERT_EQ(write_file(TH_FAULTS, "%ld", th), 0);
 
-	ASSERT_EQ(write_file(MODE, "time"), 0);
-	ASSERT_EQ(trace_clear(), 0);
-	ASSERT_EQ(write_file(DECISION, "1"), 0);
-	ASSERT_EQ(run_child(pages, true, 0, &j), 0);
-	ASSERT_EQ(write_file(DECISION, "0"), 0);
-	ASSERT_EQ(j.err, 0);
-	count_decisions("time", &with, &other, &th_ok, th);
+	ASSERT_EQ(decisions_in_mode("time", pages, th, &with, &other, &th_ok), 0);
 	TH_LOG("time mode: %ld decisions in time mode, %ld in another", with,
 	       other);
 	EXPECT_GE(with, pages * 9 / 10);
 	EXPECT_EQ(other, 0);
 
-	ASSERT_EQ(write_file(MODE, "faults"), 0);
-	ASSERT_EQ(trace_clear(), 0);
-	ASSERT_EQ(write_file(DECISION, "1"), 0);
-	ASSERT_EQ(run_child(pages, true, 0, &j), 0);
-	ASSERT_EQ(write_file(DECISION, "0"), 0);
-	ASSERT_EQ(j.err, 0);
-	count_decisions("faults", &with, &other, &th_ok, th);
+	ASSERT_EQ(decisions_in_mode("faults", pages, th, &with, &other, &th_ok),
+		  0);
 	TH_LOG("faults mode: %ld decisions in faults mode (%ld at threshold=%ld), %ld in another",
 	       with, th_ok, th, other);
 	EXPECT_GE(with, pages * 9 / 10);
