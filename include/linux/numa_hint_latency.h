@@ -72,6 +72,23 @@ unsigned int numa_hint_fault_threshold(struct pglist_data *pgdat,
 				       unsigned long rate_limit,
 				       unsigned int period);
 void numa_hint_debugfs_init(struct dentry *dir);
+#else /* !CONFIG_NUMA_BALANCING */
+/*
+ * The scanner hooks in mm/mprotect.c and mm/huge_memory.c are built in
+ * every MMU kernel; without NUMA balancing nothing is ever stamped.
+ */
+static inline bool numa_hint_faults_mode(void)
+{
+	return false;
+}
+
+static inline void numa_hint_scan_stamp(struct folio *folio)
+{
+}
+
+static inline void numa_hint_scan_skipped(struct folio *folio)
+{
+}
 #endif /* CONFIG_NUMA_BALANCING */
 
 #endif /* _LINUX_NUMA_HINT_LATENCY_H */
