@@ -5,7 +5,8 @@
  *
  *   numa-hint run [-t TOTAL_MIB] [-f FAST_MIB] [-c CHUNK_MIB] [-H HOT]
  *                 [-i ITERS] [-w SWEEP_EVERY] [-e EPISODES] [-r RUN_S]
- *                 [-s SEED] [-F FAST_NID] [-S SLOW_NID] [-n] LABEL CSV
+ *                 [-s SEED] [-F FAST_NID] [-S SLOW_NID] [-q SAMPLE_S]
+ *                 [-p PAUSE_MS] [-u] [-n] LABEL CSV
  *   numa-hint trace TRACE_PIPE
  *
  * run: the seed's microbenchmark (seeds/000) at lab scale.  It maps
@@ -25,6 +26,22 @@
  *     chunk) one-byte writes, each to a page of the chunk chosen at random;
  *   after every SWEEP_EVERY (4) episodes, a never-hot chunk chosen at
  *     random is swept once: one write to each of its pages, in order.
+ *
+ * -u, the seed's regime: every chunk is a candidate, an episode picks one
+ * uniformly at random among all of them (wherever its pages are), and
+ * there are no sweeps; the "hot" pages below are then all pages.  -w 0
+ * turns the sweeps off, as does a hot set of every chunk.  -p sleeps
+ * PAUSE_MS between episodes (a process with a low fault rate).  -q sets
+ * the sampling period (1 s).
+ *
+ * Every episode is bracketed by two move_pages(2) queries of its chunk's
+ * pages, before and after.  From them: the DRAM share of the episode's
+ * accesses (the mean of node0's share before and after, times ITERS), a
+ * modelled access cost with the lab's HMAT latencies (LAT_FAST_NS,
+ * LAT_SLOW_NS from CPU0; scripts/lab.sh), the chunk's pages promoted
+ * during the episode ("ep_promoted": on SLOW_NID before, on FAST_NID
+ * after), and what became of them when their chunk's next episode
+ * started: still on FAST_NID ("kept") or back on SLOW_NID ("undone").
  *
  * The random numbers come from SEED (1) alone, so every run with the same
  * arguments makes the same accesses in the same order (how many it makes
@@ -70,11 +87,20 @@
 #define MPOL_DEFAULT	0
 #define MPOL_BIND	2
 
+/*
+ * The lab's HMAT (scripts/lab.sh), initiator CPU0: node0 10 ns, node2 30 ns
+ * access latency.  Only the model uses them; TCG itself runs every node at
+ * the host's speed.
+ */
+#define LAT_FAST_NS	10.0
+#define LAT_SLOW_NS	30.0
+
 /* per page history */
 #define P_SLOW		0x1	/* seen on the slow node */
 #define P_PROMOTED	0x2	/* then seen on the fast node */
 #define P_FAST		0x4	/* seen on the fast node */
 #define P_DEMOTED	0x8	/* then seen on the slow node */
+#define P_EP_PROMOTED	0x10	/* promoted during its chunk's last episode */
 
 static int stop, go;
 static long page_size;
@@ -132,6 +158,9 @@ struct bench {
 	char *mem;
 	unsigned long nr_pages, chunk_pages, nr_chunks;
 	unsigned long nr_hot, iters, sweep_every;
+	int uniform;			/* -u: every chunk a candidate */
+	unsigned long pause_ms;		/* -p: sleep between episodes */
+	double sample_s;		/* -q: sampling period */
 	int fast, slow;
 	unsigned long *hot;		/* the hot chunks */
 	unsigned char *chunk_hot;	/* per chunk: 1 if hot */
@@ -151,6 +180,13 @@ struct bench {
 	unsigned long nr_ep, max_ep;	/* episodes done, to do (0: no limit) */
 	long q1;			/* hot pages promoted by a quarter of it */
 	double first_pct, last_pct;
+	/* per episode, from the queries that bracket it */
+	void **ep_addr;			/* the episode chunk's pages */
+	int *ep_before, *ep_after;
+	double acc, acc_fast;		/* accesses; share on the fast node */
+	double acc_cost_ns;		/* modelled access cost */
+	unsigned long ep_promoted, ep_demoted, kept, undone;
+	double t_ep_query;
 	FILE *csv;
 };
 
@@ -204,6 +240,10 @@ static void choose_hot(struct bench *b)
 
 	slow = alloc(b->nr_chunks * sizeof(*slow));
 	for (c = 0; c < b->nr_chunks; c++) {
+		if (b->uniform) {	/* every chunk, wherever it is */
+			slow[nr_slow++] = c;
+			continue;
+		}
 		for (i = 0; i < cp; i += cp / 8) {
 			one[0] = b->mem + (c * cp + i) * page_size;
 			if (syscall(SYS_move_pages, 0, 1, one, NULL, &nid, 0))
@@ -332,6 +372,69 @@ static void episode(const struct bench *b, unsigned long c, char val)
 				 val, __ATOMIC_RELAXED);
 }
 
+/* Where chunk @c's pages are, into @status. */
+static void query_chunk(struct bench *b, unsigned long c, int *status)
+{
+	unsigned long i;
+	double t = mono();
+
+	for (i = 0; i < b->chunk_pages; i++)
+		b->ep_addr[i] = b->mem + (c * b->chunk_pages + i) * page_size;
+	if (syscall(SYS_move_pages, 0, b->chunk_pages, b->ep_addr, NULL,
+		    status, 0))
+		fail("move_pages");
+	b->t_ep_query += mono() - t;
+}
+
+/*
+ * Before an episode on chunk @c: settle its pages promoted by the previous
+ * episode on it (kept or undone), and take the fast node's share.
+ */
+static unsigned long episode_before(struct bench *b, unsigned long c)
+{
+	unsigned long i, page, fast = 0;
+
+	query_chunk(b, c, b->ep_before);
+	for (i = 0; i < b->chunk_pages; i++) {
+		page = c * b->chunk_pages + i;
+		fast += b->ep_before[i] == b->fast;
+		if (!(b->hist[page] & P_EP_PROMOTED))
+			continue;
+		b->hist[page] &= ~P_EP_PROMOTED;
+		if (b->ep_before[i] == b->fast)
+			b->kept++;
+		else if (b->ep_before[i] == b->slow)
+			b->undone++;
+	}
+	return fast;
+}
+
+/* After it: the pages it saw promoted, and the model's account of it. */
+static void episode_after(struct bench *b, unsigned long c,
+			  unsigned long fast_before)
+{
+	unsigned long i, page, fast = 0;
+	double share;
+
+	query_chunk(b, c, b->ep_after);
+	for (i = 0; i < b->chunk_pages; i++) {
+		page = c * b->chunk_pages + i;
+		fast += b->ep_after[i] == b->fast;
+		if (b->ep_before[i] == b->slow && b->ep_after[i] == b->fast) {
+			b->ep_promoted++;
+			b->hist[page] |= P_EP_PROMOTED;
+		} else if (b->ep_before[i] == b->fast &&
+			   b->ep_after[i] == b->slow) {
+			b->ep_demoted++;
+		}
+	}
+	share = (fast_before + fast) / (2.0 * b->chunk_pages);
+	b->acc += b->iters;
+	b->acc_fast += b->iters * share;
+	b->acc_cost_ns += b->iters *
+		(share * LAT_FAST_NS + (1 - share) * LAT_SLOW_NS);
+}
+
 static void sweep(const struct bench *b, unsigned long c, char val)
 {
 	char *base = b->mem + c * b->chunk_pages * page_size;
@@ -373,6 +476,14 @@ static void report(const struct bench *b, double run_s,
 	printf("RESULT %s_wrong_promoted_pages=%lu\n", l, b->wrong);
 	printf("RESULT %s_wrong_promotions=%lu\n", l, wrong_moves);
 	printf("RESULT %s_cold_demoted_pages=%lu\n", l, count(b, 0, P_DEMOTED));
+	printf("RESULT %s_accesses=%.0f\n", l, b->acc);
+	printf("RESULT %s_dram_share_pct=%.2f\n", l,
+	       b->acc ? 100 * b->acc_fast / b->acc : 0);
+	printf("RESULT %s_access_model_s=%.4f\n", l, b->acc_cost_ns / 1e9);
+	printf("RESULT %s_ep_promoted_pages=%lu\n", l, b->ep_promoted);
+	printf("RESULT %s_ep_demoted_pages=%lu\n", l, b->ep_demoted);
+	printf("RESULT %s_ep_promoted_kept=%lu\n", l, b->kept);
+	printf("RESULT %s_ep_promoted_undone=%lu\n", l, b->undone);
 	print_time(l, "hot50_s", b->t50);
 	print_time(l, "hot90_s", b->t90);
 	printf("RESULT %s_episodes=%lu\n", l, b->nr_ep);
@@ -384,7 +495,8 @@ static void report(const struct bench *b, double run_s,
 static int do_run(struct bench *b, unsigned long fast_mib, double run_s,
 		  int no_mbind, const char *csv)
 {
-	unsigned long nr_sweeps = 0, nr_revisits = 0, c;
+	unsigned long nr_sweeps = 0, nr_revisits = 0, c, fast_before;
+	struct timespec pause;
 	double t, next, sum_revisit = 0, *seen;
 	sigset_t usr1, old;
 
@@ -396,6 +508,9 @@ static int do_run(struct bench *b, unsigned long fast_mib, double run_s,
 	b->last = alloc(b->nr_pages);
 	b->hist = alloc(b->nr_pages);
 	b->moves = alloc(b->nr_pages);
+	b->ep_addr = alloc(b->chunk_pages * sizeof(*b->ep_addr));
+	b->ep_before = alloc(b->chunk_pages * sizeof(*b->ep_before));
+	b->ep_after = alloc(b->chunk_pages * sizeof(*b->ep_after));
 	seen = alloc(b->nr_chunks * sizeof(*seen));
 	memset(b->last, NO_NODE, b->nr_pages);
 	b->t50 = b->t90 = -1;
@@ -427,7 +542,7 @@ static int do_run(struct bench *b, unsigned long fast_mib, double run_s,
 		t = mono();
 		if (t >= next) {
 			sample(b, b->nr_samples % FULL_EVERY == 0);
-			next += SAMPLE_S;
+			next += b->sample_s;
 			if (next < mono())
 				next = mono();
 		}
@@ -440,8 +555,17 @@ static int do_run(struct bench *b, unsigned long fast_mib, double run_s,
 			nr_revisits++;
 		}
 		seen[c] = t;
+		fast_before = episode_before(b, c);
 		episode(b, c, (char)b->nr_ep++);
-		if (b->nr_ep % b->sweep_every)
+		episode_after(b, c, fast_before);
+		if (b->pause_ms) {
+			pause.tv_sec = b->pause_ms / 1000;
+			pause.tv_nsec = b->pause_ms % 1000 * 1000000;
+			nanosleep(&pause, NULL);
+		}
+		/* sweeps need a never-hot chunk */
+		if (!b->sweep_every || b->nr_hot >= b->nr_chunks ||
+		    b->nr_ep % b->sweep_every)
 			continue;
 		do
 			c = rnd_below(b->nr_chunks);
@@ -454,6 +578,8 @@ static int do_run(struct bench *b, unsigned long fast_mib, double run_s,
 	printf("bench: %s: %lu episodes, %lu sweeps in %.1f s; a hot chunk came back every %.2f s on average (TCG)\n",
 	       b->label, b->nr_ep, nr_sweeps, run_s,
 	       nr_revisits ? sum_revisit / nr_revisits : 0);
+	printf("bench: %s: episode queries %.1f ms each (TCG)\n", b->label,
+	       b->nr_ep ? 1000 * b->t_ep_query / (2 * b->nr_ep) : 0);
 	printf("bench: %s: %lu samples, %.1f ms each; %lu of every page, %.1f ms each (TCG)\n",
 	       b->label, b->nr_samples - b->nr_full,
 	       b->nr_samples > b->nr_full ?
@@ -673,14 +799,16 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: numa-hint run [-t TOTAL_MIB] [-f FAST_MIB] [-c CHUNK_MIB] [-H HOT]\n"
 		"                     [-i ITERS] [-w SWEEP_EVERY] [-e EPISODES] [-r RUN_S]\n"
-		"                     [-s SEED] [-F FAST_NID] [-S SLOW_NID] [-n] LABEL CSV\n"
+		"                     [-s SEED] [-F FAST_NID] [-S SLOW_NID] [-q SAMPLE_S]\n"
+		"                     [-p PAUSE_MS] [-u] [-n] LABEL CSV\n"
 		"       numa-hint trace TRACE_PIPE\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct bench b = { .nr_hot = 16, .sweep_every = 4, .fast = 0, .slow = 2 };
+	struct bench b = { .nr_hot = 16, .sweep_every = 4, .fast = 0, .slow = 2,
+			   .sample_s = SAMPLE_S };
 	unsigned long total_mib = 1536, fast_mib = 0, chunk_mib = 8;
 	double run_s = 240;
 	int no_mbind = 0, o;
@@ -696,7 +824,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "run"))
 		usage();
 	optind = 2;
-	while ((o = getopt(argc, argv, "t:f:c:H:i:w:e:r:s:F:S:n")) != -1) {
+	while ((o = getopt(argc, argv, "t:f:c:H:i:w:e:r:s:F:S:q:p:un")) != -1) {
 		switch (o) {
 		case 't': total_mib = strtoul(optarg, NULL, 0); break;
 		case 'f': fast_mib = strtoul(optarg, NULL, 0); break;
@@ -709,18 +837,25 @@ int main(int argc, char **argv)
 		case 's': rnd_state = strtoull(optarg, NULL, 0) ? : 1; break;
 		case 'F': b.fast = atoi(optarg); break;
 		case 'S': b.slow = atoi(optarg); break;
+		case 'q': b.sample_s = atof(optarg); break;
+		case 'p': b.pause_ms = strtoul(optarg, NULL, 0); break;
+		case 'u': b.uniform = 1; break;
 		case 'n': no_mbind = 1; break;
 		default: usage();
 		}
 	}
 	if (argc - optind != 2 || !chunk_mib || total_mib < chunk_mib ||
-	    fast_mib > total_mib || !b.nr_hot || !b.sweep_every || run_s <= 0 ||
+	    fast_mib > total_mib || !b.nr_hot || run_s <= 0 || b.sample_s <= 0 ||
 	    b.fast < 0 || b.fast >= 64 || b.slow < 0 || b.slow >= 64)
 		usage();
 	b.label = argv[optind];
 	b.chunk_pages = chunk_mib * (1 << 20) / page_size;
 	b.nr_chunks = total_mib / chunk_mib;
 	b.nr_pages = b.nr_chunks * b.chunk_pages;
+	if (b.uniform)
+		b.nr_hot = b.nr_chunks;
+	if (b.nr_hot > b.nr_chunks)
+		usage();
 	if (!b.iters)
 		b.iters = 4 * b.chunk_pages;
 	return do_run(&b, fast_mib, run_s, no_mbind, argv[optind + 1]);

@@ -1,0 +1,295 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kernels: patched
+# timeout: 3600
+#
+# NUMA-balancing hot-page promotion (numa_balancing=2) in the seed's regime
+# (seeds/000: every chunk of a footprint larger than DRAM is a candidate, a
+# chunk picked uniformly at random gets a long episode of random 4 KiB
+# accesses), in one boot of the patched kernel, for each configuration of
+# CONFIGS:
+#   time         hint latency in ms, hot_threshold_ms 1000 (upstream)
+#   time_raised  the same with hot_threshold_ms RAISED_MS (review: "echo
+#                100000 > hot_threshold_ms")
+#   seed         the RFC's exact design: a clock per mm, stamps in buckets
+#                of 2^16 faults, fixed threshold 1,000,000, refresh on
+#                (hint_clock=mm); skipped on a kernel without it
+#   faults       the series as it ships: a clock per lower-tier node,
+#                automatic threshold (hint_clock=node)
+# WORKLOAD=uniform (default): one process, TOTAL_MIB in CHUNK_MIB chunks
+# (numa-hint run -u).  WORKLOAD=twoproc (bench/scenarios/numa-hint-2proc.sh):
+# the same large process, plus a small one started first whose SMALL_MIB
+# hot set is all on node2 and which faults rarely (an episode of
+# SMALL_ITERS writes, then SMALL_PAUSE_MS of sleep); it reports how much of
+# its set ends on node0 (small_hot_final_pct).  Runs in the lab guest.
+#
+# Each configuration starts from the same layout (new processes, the same
+# seeds): NUMA balancing and demotion off, node0's free memory but
+# NODE0_FREE_MIB filled first, the rest on node2; then the knobs, demotion
+# and numa_balancing=2 on, EPISODES episodes of ITERS writes each.
+#
+# The cost model (stated, not measured): an access costs the lab's HMAT
+# latency from CPU0 (node0 10 ns, node2 30 ns; scripts/lab.sh), split by
+# where the episode's chunk was before and after it (move_pages(2)); every
+# page promoted or demoted (pgpromote_success, pgdemote_kswapd,
+# pgdemote_direct) costs a 4 KiB copy, read at its source's HMAT bandwidth
+# and written at its destination's (node2 5 GB/s, node0 20 GB/s: 1024 ns a
+# page either way).  model_s = access_model_s + migrate_model_s.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$REPO/build/bench/bin/numa-hint
+OUTDIR=${BENCH_OUT:-/mnt/lab}
+WORKLOAD=${WORKLOAD:-uniform}
+CSV=$OUTDIR/numa-hint-$WORKLOAD.csv
+CONFIGS=${CONFIGS:-time time_raised seed faults}
+TOTAL_MIB=${TOTAL_MIB:-1536}
+NODE0_FREE_MIB=${NODE0_FREE_MIB:-64}
+CHUNK_MIB=${CHUNK_MIB:-8}
+ITERS=${ITERS:-6291456}
+EPISODES=${EPISODES:-960}
+RUN_S=${RUN_S:-900}
+SEED=${SEED:-1}
+RAISED_MS=${RAISED_MS:-60000}
+SMALL_MIB=${SMALL_MIB:-32}
+SMALL_ITERS=${SMALL_ITERS:-8192}
+SMALL_PAUSE_MS=${SMALL_PAUSE_MS:-200}
+COPY_NS=1024	# 4096 B / 5 GB/s + 4096 B / 20 GB/s
+NB=/sys/kernel/debug/sched/numa_balancing
+TP=/sys/kernel/tracing/events/tiering/tiering_promote_decision
+declare -A KNOBS=(
+	[$NB/scan_delay_ms]=${SCAN_DELAY_MS:-1000}
+	[$NB/scan_period_min_ms]=${SCAN_PERIOD_MIN_MS:-1000}
+	[$NB/scan_period_max_ms]=${SCAN_PERIOD_MAX_MS:-60000}
+	[$NB/scan_size_mb]=${SCAN_SIZE_MB:-256}
+	[/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps]=${RATE_LIMIT_MBPS:-65536}
+)
+COUNTERS="pgpromote_success pgpromote_candidate pgpromote_reject_latency
+	pgpromote_reject_ratelimit pgpromote_fail numa_hint_faults numa_pte_updates
+	numa_pages_migrated pgdemote_kswapd pgdemote_direct oom_kill"
+declare -A R
+fast=
+TMP=$(mktemp -d)
+pids=()
+
+die()
+{
+	echo "bench: numa-hint-seed: $*" >&2
+	exit 1
+}
+
+w()
+{
+	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
+}
+
+cleanup()
+{
+	local p
+
+	echo 0 > /proc/sys/kernel/numa_balancing
+	[ -e $TP/enable ] && echo 0 > $TP/enable
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+vmstat()
+{
+	echo 1 > /proc/sys/vm/stat_refresh
+	cat /proc/vmstat > "$1"
+}
+
+result()
+{
+	echo "RESULT ${cfg}_$1=$2"
+	R[$cfg.$1]=$2
+}
+
+# configure CONFIG: the knobs of one configuration; non-zero if this
+# kernel does not have it
+configure()
+{
+	case $1 in
+	time | time_raised)
+		w time $NB/hint_latency_mode
+		w 0 $NB/hot_threshold_faults
+		[ -e $NB/hint_clock ] && w node $NB/hint_clock
+		w "$([ "$1" = time ] && echo 1000 || echo "$RAISED_MS")" $NB/hot_threshold_ms ;;
+	seed)
+		[ -e $NB/hint_clock ] || return 1
+		w 1000 $NB/hot_threshold_ms
+		w faults $NB/hint_latency_mode
+		w mm $NB/hint_clock
+		w 1000000 $NB/hot_threshold_faults ;;
+	faults)
+		w 1000 $NB/hot_threshold_ms
+		w faults $NB/hint_latency_mode
+		[ -e $NB/hint_clock ] && w node $NB/hint_clock
+		w 0 $NB/hot_threshold_faults ;;
+	*) die "unknown configuration $1" ;;
+	esac
+}
+
+# start LABEL ARGS...: a workload process on CPU0, up to "ready"
+start()
+{
+	local label=$1 p i
+
+	shift
+	numactl --cpunodebind=0 -- "$BIN" run "$@" "$label" "$CSV" > "$TMP/run.$label" &
+	p=$!
+	pids+=("$p")
+	for ((i = 0; i < 6000; i++)); do
+		grep -qx ready "$TMP/run.$label" && break
+		kill -0 $p 2>/dev/null || die "$label: the workload died"
+		sleep 0.1
+	done
+	grep -qx ready "$TMP/run.$label" || die "$label: the workload did not come up"
+	started=$p
+}
+
+# collect FILE PREFIX: its RESULT lines as ${cfg}_PREFIXkey
+collect()
+{
+	local line k
+
+	while read -r line; do
+		case $line in
+		"RESULT "*)
+			line=${line#RESULT }
+			k=${line%%=*}
+			k=${k#*_}
+			result "$2$k" "${line#*=}" ;;
+		bench:*) echo "$line" ;;
+		esac
+	done < "$1"
+}
+
+run()
+{
+	local free big small="" tr="" k v
+
+	cfg=$1
+	echo "bench: === $cfg ==="
+	w 0 /proc/sys/kernel/numa_balancing
+	w 0 /sys/kernel/mm/numa/demotion_enabled
+	configure "$cfg" || { echo "bench: $cfg: not in this kernel (no $NB/hint_clock), skipped"; return 0; }
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	sleep 2
+	if [ "$WORKLOAD" = twoproc ]; then
+		# all of it on node2: -f 0; every chunk hot; no sweeps
+		start "$cfg-small" -t "$SMALL_MIB" -f 0 -c 1 -H "$SMALL_MIB" -w 0 \
+			-i "$SMALL_ITERS" -p "$SMALL_PAUSE_MS" -e 0 -r "$RUN_S" \
+			-s $((SEED + 1))
+		small=$started
+	fi
+	free=$(awk '$3 == "MemFree:" { print int($4 / 1024) }' \
+		/sys/devices/system/node/node0/meminfo)
+	if [ -z "$fast" ]; then
+		fast=$((free - NODE0_FREE_MIB))
+		[ $fast -gt 0 ] && [ $fast -lt "$TOTAL_MIB" ] ||
+			die "node0 has $free MiB free: cannot leave $NODE0_FREE_MIB of it with $TOTAL_MIB in all"
+	fi
+	echo "bench: $cfg: node0 free $free MiB: $fast MiB of the workload there first"
+	result node0_free_mib "$free"
+	start "$cfg" -u -t "$TOTAL_MIB" -f $fast -c "$CHUNK_MIB" -i "$ITERS" \
+		-e "$EPISODES" -r "$RUN_S" -q 5 -s "$SEED"
+	big=$started
+	echo "bench: $cfg: mode [$(cat $NB/hint_latency_mode)]" \
+		"clock [$(cat $NB/hint_clock 2>/dev/null || echo node)]" \
+		"hot_threshold_ms $(cat $NB/hot_threshold_ms)" \
+		"hot_threshold_faults $(cat $NB/hot_threshold_faults)"
+	if [ -e $TP/enable ]; then
+		echo > /sys/kernel/tracing/trace
+		numactl --cpunodebind=1 --membind=1 -- "$BIN" trace \
+			/sys/kernel/tracing/trace_pipe > "$TMP/trace.$cfg" &
+		tr=$!
+		pids+=("$tr")
+		w 1 $TP/enable
+	fi
+	vmstat "$TMP/vmstat.$cfg.0"
+	w 1 /sys/kernel/mm/numa/demotion_enabled
+	w 2 /proc/sys/kernel/numa_balancing
+	[ -n "$small" ] && kill -USR1 "$small"
+	kill -USR1 $big
+	wait $big || die "$cfg: the workload failed"
+	[ -n "$small" ] && { kill -TERM "$small"; wait "$small"; }
+	w 0 /proc/sys/kernel/numa_balancing
+	vmstat "$TMP/vmstat.$cfg.1"
+	collect "$TMP/run.$cfg" ""
+	[ -n "$small" ] && collect "$TMP/run.$cfg-small" small_
+	awk -v want="$COUNTERS" 'BEGIN { n = split(want, w); for (i = 1; i <= n; i++) k[w[i]] = i }
+		NR == FNR { v0[$1] = $2; next }
+		$1 in k { d[k[$1]] = $2 - v0[$1] }
+		END { for (i = 1; i <= n; i++) print w[i], d[i] + 0 }' \
+		"$TMP/vmstat.$cfg.0" "$TMP/vmstat.$cfg.1" > "$TMP/delta.$cfg"
+	while read -r k v; do
+		result "$k" "$v"
+	done < "$TMP/delta.$cfg"
+	result migrate_model_s "$(awk -v p="${R[$cfg.pgpromote_success]}" \
+		-v k="${R[$cfg.pgdemote_kswapd]}" -v d="${R[$cfg.pgdemote_direct]}" \
+		-v c=$COPY_NS 'BEGIN { printf "%.4f\n", (p + k + d) * c / 1e9 }')"
+	result model_s "$(awk -v a="${R[$cfg.access_model_s]}" \
+		-v s="${R[$cfg.small_access_model_s]:-0}" \
+		-v m="${R[$cfg.migrate_model_s]}" 'BEGIN { printf "%.4f\n", a + s + m }')"
+	result wrong_per_useful "$(awk -v u="${R[$cfg.ep_promoted_undone]}" \
+		-v k="${R[$cfg.ep_promoted_kept]}" \
+		'BEGIN { if (k > 0) printf "%.3f\n", u / k; else print "-" }')"
+	if [ -n "$tr" ]; then
+		w 0 $TP/enable
+		kill -TERM $tr
+		wait $tr
+		collect "$TMP/trace.$cfg" trace_
+	fi
+}
+
+summary()
+{
+	local c f="%-12s %9s %9s %9s %8s %8s %9s %9s %8s %9s %9s %9s %7s\n"
+
+	echo
+	echo "bench: $WORKLOAD: model_s = access + migration cost (modelled, s);" \
+		"ep_prom: pages promoted during their chunk's episode; undone:" \
+		"demoted again before its next one; times other than model TCG"
+	printf "bench: $f" config ep_prom kept undone dram% final% pgpromote \
+		candidate rej_lat demoted model_s access_s small%
+	for c in $CONFIGS; do
+		[ -n "${R[$c.episodes]:-}" ] || continue
+		printf "bench: $f" "$c" "${R[$c.ep_promoted_pages]:--}" \
+			"${R[$c.ep_promoted_kept]:--}" "${R[$c.ep_promoted_undone]:--}" \
+			"${R[$c.dram_share_pct]:--}" "${R[$c.hot_final_pct]:--}" \
+			"${R[$c.pgpromote_success]:--}" "${R[$c.pgpromote_candidate]:--}" \
+			"${R[$c.pgpromote_reject_latency]:--}" \
+			"$((${R[$c.pgdemote_kswapd]:-0} + ${R[$c.pgdemote_direct]:-0}))" \
+			"${R[$c.model_s]:--}" "${R[$c.access_model_s]:--}" \
+			"${R[$c.small_hot_final_pct]:--}"
+	done
+}
+
+[ -x "$BIN" ] || die "no $BIN (bench/run.sh builds it)"
+[ -d "$OUTDIR" ] && [ -w "$OUTDIR" ] || die "$OUTDIR is not a writable directory"
+[ -e $NB/hint_latency_mode ] || die "no $NB/hint_latency_mode: not the patched kernel"
+case $WORKLOAD in uniform | twoproc) ;; *) die "unknown WORKLOAD $WORKLOAD" ;; esac
+for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+	echo "bench: $(basename "$t"): nodes $(cat "$t/nodelist")"
+done
+for k in "${!KNOBS[@]}"; do
+	if [ -e "$k" ]; then
+		w "${KNOBS[$k]}" "$k"
+		echo "bench: $k = ${KNOBS[$k]}"
+	fi
+done
+w never /sys/kernel/mm/transparent_hugepage/enabled
+[ -e $TP/enable ] && w 4096 /sys/kernel/tracing/buffer_size_kb
+echo "mode,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,wrong_promoted,episodes" > "$CSV"
+echo "bench: $WORKLOAD: $TOTAL_MIB MiB in $CHUNK_MIB MiB chunks, a chunk at random" \
+	"per episode, $ITERS random writes each, $EPISODES episodes (at most ${RUN_S}s)" \
+	"per configuration; seed $SEED; time_raised: hot_threshold_ms $RAISED_MS"
+for c in $CONFIGS; do
+	run "$c"
+done
+summary
