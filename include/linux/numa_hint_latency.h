@@ -18,6 +18,7 @@
 
 struct dentry;
 struct folio;
+struct mm_struct;
 struct pglist_data;
 
 /**
@@ -28,6 +29,21 @@ struct pglist_data;
 enum numa_hint_latency_mode {
 	NUMA_HINT_LATENCY_TIME,
 	NUMA_HINT_LATENCY_FAULTS,
+};
+
+/**
+ * enum numa_hint_clock_scope - whose hint faults the fault-count clock counts
+ * @NUMA_HINT_CLOCK_NODE: those on folios of the faulting folio's node
+ *	(pglist_data::nbp_hint_clock), the series' design
+ * @NUMA_HINT_CLOCK_MM: those of the faulting process, the design of the
+ *	RFC this follows:
+ *	stamps in buckets of 2^NUMA_HINT_MM_BUCKET_SHIFT faults, a fixed
+ *	threshold (NUMA_HINT_MM_THRESHOLD_FAULTS unless one is set), kept
+ *	to compare the two
+ */
+enum numa_hint_clock_scope {
+	NUMA_HINT_CLOCK_NODE,
+	NUMA_HINT_CLOCK_MM,
 };
 
 /**
@@ -47,9 +63,14 @@ enum numa_hint_decision {
 
 /* the fault-count threshold that automatic adjustment starts from */
 #define NUMA_HINT_DEFAULT_THRESHOLD_FAULTS	1024
+/* per-mm clock: a folio keeps the count >> 16 */
+#define NUMA_HINT_MM_BUCKET_SHIFT		16
+/* per-mm clock: the threshold when none is set */
+#define NUMA_HINT_MM_THRESHOLD_FAULTS		1000000
 
 #ifdef CONFIG_NUMA_BALANCING
 extern int numa_hint_latency_mode;
+extern int numa_hint_clock_scope;
 
 /**
  * numa_hint_faults_mode() - is the hint latency counted in faults?
@@ -61,7 +82,23 @@ static inline bool numa_hint_faults_mode(void)
 	return READ_ONCE(numa_hint_latency_mode) == NUMA_HINT_LATENCY_FAULTS;
 }
 
+void __numa_hint_mm_fault(struct mm_struct *mm);
+
+/**
+ * numa_hint_mm_fault() - count a NUMA hint fault of @mm
+ * @mm: the faulting address space
+ *
+ * Called for every NUMA hint fault (do_numa_page()).  Advances the
+ * per-mm clock only while hint_clock is "mm"; a bare test otherwise.
+ */
+static inline void numa_hint_mm_fault(struct mm_struct *mm)
+{
+	if (READ_ONCE(numa_hint_clock_scope) == NUMA_HINT_CLOCK_MM)
+		__numa_hint_mm_fault(mm);
+}
+
 unsigned int numa_hint_latency(unsigned int now, unsigned int last);
+unsigned int numa_hint_mm_latency(unsigned int now, unsigned int last);
 unsigned int numa_hint_adjust_threshold(unsigned int th, unsigned int ref_th,
 					unsigned long diff_cand,
 					unsigned long ref_cand);
@@ -83,6 +120,10 @@ static inline bool numa_hint_faults_mode(void)
 }
 
 static inline void numa_hint_scan_stamp(struct folio *folio)
+{
+}
+
+static inline void numa_hint_mm_fault(struct mm_struct *mm)
 {
 }
 

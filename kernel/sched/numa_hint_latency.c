@@ -29,16 +29,33 @@
  * rare, the scanner also refreshes the stamp of pages it finds still
  * PROT_NONE from an earlier pass, so a latency never spans more than one
  * scan pass.
+ *
+ * For comparison, hint_clock "mm" selects the design of the RFC this
+ * follows ("sched/numa: Fault count based NUMA hint fault latency"): one
+ * clock per address space, advanced by every hint fault of the process
+ * (do_numa_page()), folios stamped with the count >> 16 in their
+ * _last_cpupid bits, a fixed threshold of 1,000,000 faults.  The scanner
+ * runs in the context of the task whose mm it scans (task_numa_work()),
+ * and the hint fault in that of the faulting task, so both take the clock
+ * of current->mm.  The RFC kept the count in a new mm_struct field; here
+ * the clocks live in a small table indexed by a hash of the mm, so that a
+ * setting kept for comparison does not grow mm_struct (nor change a header
+ * that every file of the kernel includes).  Two live processes whose
+ * hashes collide share a clock.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kstrtox.h>
+#include <linux/cache.h>
+#include <linux/hash.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/mutex.h>
 #include <linux/numa_hint_latency.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/vmstat.h>
@@ -48,12 +65,38 @@
 
 int numa_hint_latency_mode __read_mostly = NUMA_HINT_LATENCY_TIME;
 
-/* fixed fault-count threshold; 0: adjusted automatically */
+int numa_hint_clock_scope __read_mostly = NUMA_HINT_CLOCK_NODE;
+
+/* per-mm clocks (hint_clock "mm"): a slot per hash of the mm */
+#define NUMA_HINT_MM_CLOCK_BITS	8
+
+/**
+ * struct numa_hint_mm_clock - the hint-fault count of the mms of one slot
+ * @count: hint faults taken by those processes
+ */
+struct numa_hint_mm_clock {
+	atomic_t count;
+} ____cacheline_aligned_in_smp;
+
+static struct numa_hint_mm_clock numa_hint_mm_clocks[1 << NUMA_HINT_MM_CLOCK_BITS];
+
+/*
+ * fixed fault-count threshold; 0: adjusted automatically (per-node clock)
+ * or NUMA_HINT_MM_THRESHOLD_FAULTS (per-mm clock)
+ */
 static unsigned int numa_hint_threshold_faults __read_mostly;
+
+/* serializes the knob writes that check one knob against the other */
+static DEFINE_MUTEX(numa_hint_knob_lock);
 
 static const char * const numa_hint_mode_names[] = {
 	[NUMA_HINT_LATENCY_TIME] = "time",
 	[NUMA_HINT_LATENCY_FAULTS] = "faults",
+};
+
+static const char * const numa_hint_clock_names[] = {
+	[NUMA_HINT_CLOCK_NODE] = "node",
+	[NUMA_HINT_CLOCK_MM] = "mm",
 };
 
 /**
@@ -70,6 +113,52 @@ static const char * const numa_hint_mode_names[] = {
 unsigned int numa_hint_latency(unsigned int now, unsigned int last)
 {
 	return (now - last) & PAGE_ACCESS_TIME_MASK;
+}
+
+/**
+ * numa_hint_mm_latency_mask() - range of a per-mm clock latency, minus one
+ *
+ * A folio keeps count >> NUMA_HINT_MM_BUCKET_SHIFT in LAST_CPUPID_SHIFT
+ * bits, so latencies are taken modulo 2^(16 + LAST_CPUPID_SHIFT), or
+ * modulo 2^32, the clock's own range, if that is smaller.  The RFC took
+ * the difference unmasked, which is the same while the count fits in the
+ * stored bits and wrong after.
+ *
+ * Return: the mask.
+ */
+static unsigned int numa_hint_mm_latency_mask(void)
+{
+	u64 range = ((u64)LAST_CPUPID_MASK + 1) << NUMA_HINT_MM_BUCKET_SHIFT;
+
+	return range > U32_MAX ? U32_MAX : (unsigned int)range - 1;
+}
+
+/**
+ * numa_hint_mm_latency() - per-mm clock latency of a stamp
+ * @now: the mm's clock at the fault
+ * @last: what the folio held: a clock value >> NUMA_HINT_MM_BUCKET_SHIFT,
+ *	in LAST_CPUPID_SHIFT bits
+ *
+ * Return: @now minus the start of @last's bucket, modulo the stamp's range
+ * (numa_hint_mm_latency_mask()): between the true latency and that plus
+ * 65535.
+ */
+unsigned int numa_hint_mm_latency(unsigned int now, unsigned int last)
+{
+	return (now - (last << NUMA_HINT_MM_BUCKET_SHIFT)) &
+		numa_hint_mm_latency_mask();
+}
+
+/**
+ * numa_hint_threshold_max() - largest fixed threshold for a clock scope
+ * @scope: enum numa_hint_clock_scope
+ *
+ * Return: the largest latency a stamp of @scope can express.
+ */
+static unsigned int numa_hint_threshold_max(int scope)
+{
+	return scope == NUMA_HINT_CLOCK_MM ? numa_hint_mm_latency_mask() :
+		PAGE_ACCESS_TIME_MASK;
 }
 
 /**
@@ -111,6 +200,51 @@ static atomic_t *numa_hint_clock(int nid)
 	return &NODE_DATA(nid)->nbp_hint_clock;
 }
 
+static bool numa_hint_mm_clock(void)
+{
+	return READ_ONCE(numa_hint_clock_scope) == NUMA_HINT_CLOCK_MM;
+}
+
+/**
+ * numa_hint_mm_clock_of() - the per-mm clock of an address space
+ * @mm: the address space
+ *
+ * Return: the clock of @mm's slot.
+ */
+static atomic_t *numa_hint_mm_clock_of(struct mm_struct *mm)
+{
+	return &numa_hint_mm_clocks[hash_ptr(mm, NUMA_HINT_MM_CLOCK_BITS)].count;
+}
+
+/**
+ * __numa_hint_mm_fault() - advance the per-mm clock
+ * @mm: the faulting address space
+ */
+void __numa_hint_mm_fault(struct mm_struct *mm)
+{
+	atomic_inc(numa_hint_mm_clock_of(mm));
+}
+
+/**
+ * numa_hint_stamp_faults() - stamp a folio with its fault-count clock
+ * @folio: a lower-tier folio the scanner passes
+ *
+ * With the per-mm clock, the count of the scanning task's mm in buckets;
+ * otherwise the clock of the folio's node.
+ */
+static void numa_hint_stamp_faults(struct folio *folio)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (numa_hint_mm_clock() && mm)
+		folio_xchg_last_cpupid(folio,
+				       (unsigned int)atomic_read(numa_hint_mm_clock_of(mm)) >>
+				       NUMA_HINT_MM_BUCKET_SHIFT);
+	else
+		folio_xchg_access_time(folio,
+				       atomic_read(numa_hint_clock(folio_nid(folio))));
+}
+
 /**
  * numa_hint_scan_stamp() - stamp a folio the scanner makes PROT_NONE
  * @folio: the folio
@@ -125,10 +259,11 @@ void numa_hint_scan_stamp(struct folio *folio)
 
 	if (!folio_use_access_time(folio))
 		return;
-	if (numa_hint_faults_mode())
-		now = atomic_read(numa_hint_clock(folio_nid(folio)));
-	else
-		now = jiffies_to_msecs(jiffies);
+	if (numa_hint_faults_mode()) {
+		numa_hint_stamp_faults(folio);
+		return;
+	}
+	now = jiffies_to_msecs(jiffies);
 	folio_xchg_access_time(folio, now);
 }
 
@@ -145,8 +280,7 @@ void numa_hint_scan_stamp(struct folio *folio)
 void numa_hint_scan_skipped(struct folio *folio)
 {
 	if (folio && numa_hint_faults_mode() && folio_use_access_time(folio))
-		folio_xchg_access_time(folio,
-				       atomic_read(numa_hint_clock(folio_nid(folio))));
+		numa_hint_stamp_faults(folio);
 }
 
 /**
@@ -154,16 +288,27 @@ void numa_hint_scan_skipped(struct folio *folio)
  * @folio: the faulting folio
  * @src_nid: its node
  *
- * Advances the clock of @src_nid by this fault and restamps @folio.
+ * Advances the clock of @src_nid by this fault and restamps @folio.  With
+ * the per-mm clock, do_numa_page() has advanced the faulting task's clock
+ * already: read it and restamp @folio in buckets.
  *
- * Return: the hint faults taken on @src_nid's folios since @folio was
- * stamped, modulo the stamp's range.
+ * Return: the hint faults taken on @src_nid's folios (or by the faulting
+ * process) since @folio was stamped, modulo the stamp's range.
  */
 unsigned int numa_hint_fault_count_latency(struct folio *folio, int src_nid)
 {
-	int now = atomic_inc_return(numa_hint_clock(src_nid));
-	int last = folio_xchg_access_time(folio, now);
+	struct mm_struct *mm = current->mm;
+	unsigned int mm_now;
+	int now, last;
 
+	if (numa_hint_mm_clock() && mm) {
+		mm_now = atomic_read(numa_hint_mm_clock_of(mm));
+		last = folio_xchg_last_cpupid(folio,
+					      mm_now >> NUMA_HINT_MM_BUCKET_SHIFT);
+		return numa_hint_mm_latency(mm_now, last);
+	}
+	now = atomic_inc_return(numa_hint_clock(src_nid));
+	last = folio_xchg_access_time(folio, now);
 	return numa_hint_latency(now, last);
 }
 
@@ -173,11 +318,12 @@ unsigned int numa_hint_fault_count_latency(struct folio *folio, int src_nid)
  * @rate_limit: promotion rate limit, in pages per second
  * @period: adjustment period in ms (numa_balancing scan_period_max_ms)
  *
- * The fixed threshold if one was set in debugfs.  Otherwise the automatic
- * one: it starts at NUMA_HINT_DEFAULT_THRESHOLD_FAULTS and, once per
- * @period, moves one step down if more promotion
- * candidates than the rate limit allows reached @pgdat, or one step up if
- * fewer did (numa_hint_adjust_threshold()).
+ * The fixed threshold if one was set in debugfs.  Otherwise, with the
+ * per-mm clock, NUMA_HINT_MM_THRESHOLD_FAULTS (the RFC's fixed value), and
+ * with the per-node clock the automatic threshold: it starts at
+ * NUMA_HINT_DEFAULT_THRESHOLD_FAULTS and, once per @period, moves one step
+ * down if more promotion candidates than the rate limit allows reached
+ * @pgdat, or one step up if fewer did (numa_hint_adjust_threshold()).
  *
  * Return: the threshold, in hint faults.
  */
@@ -191,6 +337,8 @@ unsigned int numa_hint_fault_threshold(struct pglist_data *pgdat,
 
 	if (fixed)
 		return fixed;
+	if (numa_hint_mm_clock())
+		return NUMA_HINT_MM_THRESHOLD_FAULTS;
 
 	now = jiffies_to_msecs(jiffies);
 	start = READ_ONCE(pgdat->nbp_fault_th_start);
@@ -262,6 +410,47 @@ static int numa_hint_threshold_open(struct inode *inode, struct file *file)
 	return single_open(file, numa_hint_threshold_show, NULL);
 }
 
+/**
+ * numa_hint_set_threshold() - set hot_threshold_faults
+ * @val: 0 (automatic) or a fixed threshold
+ *
+ * Return: 0, or -EINVAL and nothing changed if @val exceeds the largest
+ * latency a stamp of the current clock scope can express.
+ */
+static int numa_hint_set_threshold(unsigned int val)
+{
+	int ret = 0;
+
+	mutex_lock(&numa_hint_knob_lock);
+	if (val > numa_hint_threshold_max(READ_ONCE(numa_hint_clock_scope)))
+		ret = -EINVAL;
+	else
+		WRITE_ONCE(numa_hint_threshold_faults, val);
+	mutex_unlock(&numa_hint_knob_lock);
+	return ret;
+}
+
+/**
+ * numa_hint_set_clock() - set hint_clock
+ * @scope: enum numa_hint_clock_scope
+ *
+ * Return: 0, or -EINVAL and nothing changed if the fixed threshold in
+ * force is beyond what a stamp of @scope can express (set
+ * hot_threshold_faults first).
+ */
+static int numa_hint_set_clock(int scope)
+{
+	int ret = 0;
+
+	mutex_lock(&numa_hint_knob_lock);
+	if (READ_ONCE(numa_hint_threshold_faults) > numa_hint_threshold_max(scope))
+		ret = -EINVAL;
+	else
+		WRITE_ONCE(numa_hint_clock_scope, scope);
+	mutex_unlock(&numa_hint_knob_lock);
+	return ret;
+}
+
 /*
  * 0 (automatic) or a fixed threshold up to the largest latency a stamp can
  * express; anything else is -EINVAL and leaves the threshold alone.
@@ -273,9 +462,8 @@ static ssize_t numa_hint_threshold_write(struct file *file,
 	unsigned int val;
 
 	if (kstrtouint_from_user(ubuf, cnt, 0, &val) ||
-	    val > PAGE_ACCESS_TIME_MASK)
+	    numa_hint_set_threshold(val))
 		return -EINVAL;
-	WRITE_ONCE(numa_hint_threshold_faults, val);
 	return cnt;
 }
 
@@ -287,12 +475,56 @@ static const struct file_operations numa_hint_threshold_fops = {
 	.release	= single_release,
 };
 
+static int numa_hint_clock_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%s\n",
+		   numa_hint_clock_names[READ_ONCE(numa_hint_clock_scope)]);
+	return 0;
+}
+
+static int numa_hint_clock_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, numa_hint_clock_show, NULL);
+}
+
+/*
+ * "node" or "mm", with an optional trailing newline; anything else, or a
+ * scope whose stamps cannot express the fixed threshold in force, is
+ * -EINVAL and leaves the scope alone.
+ */
+static ssize_t numa_hint_clock_write(struct file *file, const char __user *ubuf,
+				     size_t cnt, loff_t *ppos)
+{
+	char buf[16];
+	int scope;
+
+	if (cnt >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	scope = sysfs_match_string(numa_hint_clock_names, buf);
+	if (scope < 0 || numa_hint_set_clock(scope))
+		return -EINVAL;
+	return cnt;
+}
+
+static const struct file_operations numa_hint_clock_fops = {
+	.open		= numa_hint_clock_open,
+	.read		= seq_read,
+	.write		= numa_hint_clock_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 /**
  * numa_hint_debugfs_init() - create the fault-count knobs
  * @dir: the sched/numa_balancing debugfs directory
  *
  * hint_latency_mode: "time" (default) or "faults".
  * hot_threshold_faults: 0 (default, automatic) or a fixed threshold.
+ * hint_clock: "node" (default) or "mm" (the RFC's per-process clock, for
+ * comparison).
  */
 void numa_hint_debugfs_init(struct dentry *dir)
 {
@@ -300,6 +532,8 @@ void numa_hint_debugfs_init(struct dentry *dir)
 			    &numa_hint_mode_fops);
 	debugfs_create_file("hot_threshold_faults", 0644, dir, NULL,
 			    &numa_hint_threshold_fops);
+	debugfs_create_file("hint_clock", 0644, dir, NULL,
+			    &numa_hint_clock_fops);
 }
 
 #ifdef CONFIG_NUMA_HINT_LATENCY_KUNIT_TEST

@@ -143,12 +143,86 @@ static void numa_hint_test_adjust_converges(struct kunit *test)
 	KUNIT_EXPECT_LT(test, 2U * NUMA_HINT_DEFAULT_THRESHOLD_FAULTS, NHL_RANGE);
 }
 
+/**
+ * nhl_mm_latency_through_folio() - per-mm clock: stamp a folio, then measure
+ * @test: the test
+ * @stamp: the mm's count when the scanner passed
+ * @now: the mm's count at the fault
+ *
+ * Return: the latency, computed from what the folio gave back.
+ */
+static unsigned int nhl_mm_latency_through_folio(struct kunit *test,
+						 unsigned int stamp,
+						 unsigned int now)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned int latency;
+	struct folio *folio;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	folio = page_folio(page);
+	folio_xchg_last_cpupid(folio, stamp >> NUMA_HINT_MM_BUCKET_SHIFT);
+	latency = numa_hint_mm_latency(now,
+				       folio_xchg_last_cpupid(folio,
+							      now >> NUMA_HINT_MM_BUCKET_SHIFT));
+	__free_page(page);
+	return latency;
+}
+
+static void numa_hint_test_mm_latency(struct kunit *test)
+{
+	/* the RFC's buckets: now minus the start of the stamp's bucket */
+	KUNIT_EXPECT_EQ(test, nhl_mm_latency_through_folio(test, 1000000, 1500000),
+			1500000U - (1000000U & ~0xffffU));
+	KUNIT_EXPECT_EQ(test, nhl_mm_latency_through_folio(test, 65536, 65536), 0U);
+	/* within one bucket the latency is what the bucket has seen */
+	KUNIT_EXPECT_EQ(test, nhl_mm_latency_through_folio(test, 70000, 70001),
+			70001U - 65536U);
+	/* the RFC's threshold is a latency the stamp can express */
+	KUNIT_EXPECT_GE(test, numa_hint_mm_latency_mask(),
+			(unsigned int)NUMA_HINT_MM_THRESHOLD_FAULTS);
+	/* the 32-bit count wraps between scan and fault */
+	KUNIT_EXPECT_EQ(test, nhl_mm_latency_through_folio(test, 0xffff0005U,
+							   0x10005U),
+			0x20005U);
+}
+
+static void numa_hint_test_knobs_einval(struct kunit *test)
+{
+	int scope = READ_ONCE(numa_hint_clock_scope);
+	unsigned int th = READ_ONCE(numa_hint_threshold_faults);
+
+	KUNIT_ASSERT_EQ(test, numa_hint_set_threshold(0), 0);
+	KUNIT_ASSERT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_NODE), 0);
+	/* per-node stamps cannot express the RFC's threshold */
+	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(NUMA_HINT_MM_THRESHOLD_FAULTS),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(numa_hint_threshold_faults), 0U);
+	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(PAGE_ACCESS_TIME_MASK), 0);
+	/* per-mm ones can */
+	KUNIT_EXPECT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_MM), 0);
+	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(NUMA_HINT_MM_THRESHOLD_FAULTS), 0);
+	/* and back to per-node would leave it out of range: refused */
+	KUNIT_EXPECT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_NODE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(numa_hint_clock_scope), NUMA_HINT_CLOCK_MM);
+	/* the per-mm clock's default threshold is the RFC's */
+	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(0), 0);
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_threshold(NODE_DATA(first_online_node),
+							1, 1000),
+			(unsigned int)NUMA_HINT_MM_THRESHOLD_FAULTS);
+	KUNIT_EXPECT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_NODE), 0);
+	WRITE_ONCE(numa_hint_threshold_faults, th);
+	WRITE_ONCE(numa_hint_clock_scope, scope);
+}
+
 static struct kunit_case numa_hint_latency_test_cases[] = {
 	KUNIT_CASE(numa_hint_test_latency),
 	KUNIT_CASE(numa_hint_test_latency_wraps),
 	KUNIT_CASE(numa_hint_test_fault_advances_clock),
 	KUNIT_CASE(numa_hint_test_adjust_threshold),
 	KUNIT_CASE(numa_hint_test_adjust_converges),
+	KUNIT_CASE(numa_hint_test_mm_latency),
+	KUNIT_CASE(numa_hint_test_knobs_einval),
 	{},
 };
 

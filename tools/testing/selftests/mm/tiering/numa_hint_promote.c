@@ -28,6 +28,7 @@
 #define NB_DEBUG	"/sys/kernel/debug/sched/numa_balancing"
 #define MODE		NB_DEBUG "/hint_latency_mode"
 #define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
+#define CLOCK		NB_DEBUG "/hint_clock"
 #define TRACE		"/sys/kernel/tracing"
 #define DECISION	TRACE "/events/tiering/tiering_promote_decision/enable"
 #define WAIT_S		90
@@ -35,6 +36,7 @@
 FIXTURE(hint) {
 	long saved_nb, saved_delay, saved_min, saved_th;
 	char saved_mode[16];
+	char saved_clock[16];
 };
 
 FIXTURE_SETUP(hint)
@@ -50,6 +52,8 @@ FIXTURE_SETUP(hint)
 		SKIP(return, "node%d is not in a lower memory tier than node%d",
 		     SLOW_NODE, FAST_NODE);
 	self->saved_th = read_long(TH_FAULTS);
+	if (read_file(CLOCK, self->saved_clock, sizeof(self->saved_clock)) < 0)
+		self->saved_clock[0] = '\0';
 	self->saved_delay = read_long(NB_DEBUG "/scan_delay_ms");
 	self->saved_min = read_long(NB_DEBUG "/scan_period_min_ms");
 	/* scan soon and often: passes of a fraction of a second, not minutes */
@@ -63,6 +67,11 @@ FIXTURE_TEARDOWN(hint)
 	write_file(DECISION, "0");
 	write_file(NB, "%ld", self->saved_nb);
 	write_file(MODE, "%s", self->saved_mode);
+	/* through 0: each scope accepts it, so the pair restores in any order */
+	if (self->saved_clock[0]) {
+		write_file(TH_FAULTS, "0");
+		write_file(CLOCK, "%s", self->saved_clock);
+	}
 	if (self->saved_th >= 0)
 		write_file(TH_FAULTS, "%ld", self->saved_th);
 	if (self->saved_delay >= 0)
@@ -427,6 +436,45 @@ TEST_F(hint, knobs_reject_bad_values)
 	EXPECT_EQ(read_long(TH_FAULTS), 64);
 	EXPECT_EQ(write_file(TH_FAULTS, "0"), 0);
 	EXPECT_EQ(read_long(TH_FAULTS), 0);
+}
+
+/*
+ * hint_clock: bad names are EINVAL, and so is a scope whose stamps cannot
+ * express the fixed threshold in force; neither changes anything.
+ */
+TEST_F(hint, clock_knob_rejects_bad_values)
+{
+	static const char * const bad[] = {
+		"\n", "nodes", "MM", "1", "0", "node mm", "mm\n\n",
+		"a-much-longer-string-than-any-clock",
+	};
+	char buf[64];
+	size_t i;
+
+	if (access(CLOCK, F_OK))
+		SKIP(return, "no %s: kernel without the per-mm clock", CLOCK);
+	ASSERT_EQ(write_file(TH_FAULTS, "0"), 0);
+	ASSERT_EQ(write_file(CLOCK, "mm\n"), 0);
+	ASSERT_GT(read_file(CLOCK, buf, sizeof(buf)), 0);
+	ASSERT_STREQ(buf, "mm\n");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(write_file(CLOCK, "%s", bad[i]), -EINVAL)
+			TH_LOG("clock \"%s\" accepted", bad[i]);
+		read_file(CLOCK, buf, sizeof(buf));
+		EXPECT_STREQ(buf, "mm\n");
+	}
+	/* the RFC's threshold: within a per-mm stamp's range only */
+	ASSERT_EQ(write_file(TH_FAULTS, "1000000"), 0);
+	EXPECT_EQ(write_file(CLOCK, "node"), -EINVAL);
+	read_file(CLOCK, buf, sizeof(buf));
+	EXPECT_STREQ(buf, "mm\n");
+	EXPECT_EQ(read_long(TH_FAULTS), 1000000);
+	ASSERT_EQ(write_file(TH_FAULTS, "0"), 0);
+	ASSERT_EQ(write_file(CLOCK, "node"), 0);
+	EXPECT_EQ(write_file(TH_FAULTS, "1000000"), -EINVAL);
+	EXPECT_EQ(read_long(TH_FAULTS), 0);
+	read_file(CLOCK, buf, sizeof(buf));
+	EXPECT_STREQ(buf, "node\n");
 }
 
 TEST_HARNESS_MAIN
