@@ -44,12 +44,12 @@
  * hashes collide share a clock.
  */
 #include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/kstrtox.h>
-#include <linux/cache.h>
-#include <linux/hash.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
@@ -200,6 +200,11 @@ static atomic_t *numa_hint_clock(int nid)
 	return &NODE_DATA(nid)->nbp_hint_clock;
 }
 
+/**
+ * numa_hint_mm_clock() - is the fault-count clock per process?
+ *
+ * Return: true if hint_clock is "mm".
+ */
 static bool numa_hint_mm_clock(void)
 {
 	return READ_ONCE(numa_hint_clock_scope) == NUMA_HINT_CLOCK_MM;
