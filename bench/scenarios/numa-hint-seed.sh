@@ -127,8 +127,9 @@ configure()
 	faults)
 		w 1000 $NB/hot_threshold_ms
 		w faults $NB/hint_latency_mode
-		[ -e $NB/hint_clock ] && w node $NB/hint_clock
-		w 0 $NB/hot_threshold_faults ;;
+		# 0 first: a per-node clock refuses a threshold beyond its range
+		w 0 $NB/hot_threshold_faults
+		[ -e $NB/hint_clock ] && w node $NB/hint_clock ;;
 	*) die "unknown configuration $1" ;;
 	esac
 }
