@@ -152,7 +152,7 @@ start()
 	started=$p
 }
 
-# collect FILE PREFIX: its RESULT lines as ${cfg}_PREFIXkey
+# collect FILE PREFIX LABEL: its RESULT lines LABEL_key as ${cfg}_PREFIXkey
 collect()
 {
 	local line k
@@ -162,7 +162,7 @@ collect()
 		"RESULT "*)
 			line=${line#RESULT }
 			k=${line%%=*}
-			k=${k#*_}
+			k=${k#"$3"_}
 			result "$2$k" "${line#*=}" ;;
 		bench:*) echo "$line" ;;
 		esac
@@ -221,8 +221,8 @@ run()
 	[ -n "$small" ] && { kill -TERM "$small"; wait "$small"; }
 	w 0 /proc/sys/kernel/numa_balancing
 	vmstat "$TMP/vmstat.$cfg.1"
-	collect "$TMP/run.$cfg" ""
-	[ -n "$small" ] && collect "$TMP/run.$cfg-small" small_
+	collect "$TMP/run.$cfg" "" "$cfg"
+	[ -n "$small" ] && collect "$TMP/run.$cfg-small" small_ "$cfg-small"
 	awk -v want="$COUNTERS" 'BEGIN { n = split(want, w); for (i = 1; i <= n; i++) k[w[i]] = i }
 		NR == FNR { v0[$1] = $2; next }
 		$1 in k { d[k[$1]] = $2 - v0[$1] }
@@ -244,7 +244,7 @@ run()
 		w 0 $TP/enable
 		kill -TERM $tr
 		wait $tr
-		collect "$TMP/trace.$cfg" trace_
+		collect "$TMP/trace.$cfg" trace_ trace
 	fi
 }
 
