@@ -67,7 +67,7 @@ FAST=0 SLOW=2
 SAMPLE_US=${SAMPLE_US:-20000} AGGR_US=${AGGR_US:-400000} UPDATE_US=${UPDATE_US:-2000000}
 COLD_AGE_MS=${COLD_AGE_MS:-4000} COLD_APPLY_US=${COLD_APPLY_US:-1000000}
 # goals mode: mainline's recipe, default intervals for the tuning to start from
-GOAL_USED_BP=9970 GOAL_FREE_BP=50 GOAL_QUOTA_B=$((200 << 20))
+GOAL_USED_BP=${GOAL_USED_BP:-9970} GOAL_FREE_BP=${GOAL_FREE_BP:-50} GOAL_QUOTA_B=$((200 << 20))
 GOALS_CSV=$OUTDIR/damon-goals.csv
 sampler_pid=
 ADMIN=/sys/kernel/mm/damon/admin
@@ -263,7 +263,17 @@ sample_goals()
 # No age, no intervals for this machine: those the tuning finds.
 damon_goals_on()
 {
-	local i
+	local i wm
+
+	# node0's watermarks, summed over its zones, in bp of its memory: a
+	# migration allocates without reclaim, so it fails below "low"
+	wm=$(awk -v n=$FAST '$1 == "Node" { on = ($2 == n "," ) }
+		on && $1 == "min" { mn += $2 } on && $1 == "low" { lo += $2 }
+		on && $1 == "high" { hi += $2 } on && $1 == "managed" { m += $2 }
+		END { printf "min %d low %d high %d pages: %.2f%% %.2f%% %.2f%% of %d", \
+			mn, lo, hi, mn * 100 / m, lo * 100 / m, hi * 100 / m, m }' /proc/zoneinfo)
+	echo "bench: $mode: node$FAST watermarks $wm managed pages;" \
+		"goals: used $GOAL_USED_BP bp, free $GOAL_FREE_BP bp"
 
 	w 2 $ADMIN/kdamonds/nr_kdamonds
 	kdamond_goals 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $GOAL_FREE_BP N
