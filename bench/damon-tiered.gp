@@ -28,7 +28,7 @@ is(m) = strcol(1) eq m
 # when DAMON came on in the lazy mode: its first sample with damon=1
 lazy_on = NaN
 stats csv using (is("lazy") && $3 == 1 ? $2 : NaN) nooutput
-if (STATS_records > 0) { lazy_on = STATS_min }
+if (exists("STATS_records") && STATS_records > 0) { lazy_on = STATS_min }
 
 set multiplot layout 2,1 title "DAMON tiered, lab scale: hot set on node0 (DRAM) with node0 full of cold memory\n(times are QEMU TCG, not hardware)"
 set key bottom right
