@@ -562,7 +562,7 @@ static long budget(int percent)
 	return total * percent / 100;
 }
 
-static unsigned long long seed(struct __test_metadata *_metadata)
+static unsigned long long input_seed(struct __test_metadata *_metadata)
 {
 	const char *e = getenv("KNOB_FUZZ_SEED");
 	unsigned long long s = e ? strtoull(e, NULL, 0) : (unsigned long long)time(NULL);
@@ -576,7 +576,7 @@ static long fuzz(struct __test_metadata *_metadata, const char *path,
 		 enum knob_type type, long n)
 {
 	static char in[MAX_IN];
-	unsigned long long r = seed(_metadata);
+	unsigned long long r = input_seed(_metadata);
 	struct knob k;
 	size_t len;
 
@@ -889,7 +889,7 @@ TEST_F_TIMEOUT(knobs, writers_race_commit_on_off, 3600)
 		{ .kind = R_SCHEME }, { .kind = R_SCHEME }, { .kind = R_STATE },
 		{ .kind = R_NR_SCHEMES }, { .kind = R_NUMA },
 	};
-	unsigned long long s = seed(_metadata);
+	unsigned long long s = input_seed(_metadata);
 	long total = budget(26), writes = 0, bad = 0;
 	int nr = ARRAY_SIZE(x);
 	char buf[64];
