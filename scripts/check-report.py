@@ -125,12 +125,16 @@ def main():
     ap.add_argument("--kselftest")
     ap.add_argument("--kunit-json")
     ap.add_argument("--base-known")
+    ap.add_argument("--prefix", default="",
+                    help="put before the names of the lab's results (a second lab boot)")
+    ap.add_argument("--tsv-out", help="also write every result there, as --host reads them")
     a = ap.parse_args()
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/linux")
 
     for line in open(a.host):
         name, st, det = (line.rstrip("\n").split("\t") + ["", ""])[:3]
         add(name, st, det)
+    nr_host = len(results)
     if a.console:
         if a.lab_rc != 0:
             add("lab/boot-and-run", "fail",
@@ -148,6 +152,11 @@ def main():
             kselftests(a.kselftest)
         elif a.kselftest:
             add("lab/kselftests-ran", "fail", "no kselftest output")
+    results[nr_host:] = [(a.prefix + n, st, det) for n, st, det in results[nr_host:]]
+    if a.tsv_out:
+        with open(a.tsv_out, "w") as f:
+            for name, st, det in results:
+                f.write(f"{name}\t{st}\t{det}\n")
 
     known = {}
     if a.base_known and os.path.exists(a.base_known):
