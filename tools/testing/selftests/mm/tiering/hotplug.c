@@ -319,14 +319,20 @@ TEST_F_TIMEOUT(hotplug, offline_target_node_while_migrating, 3 * WAIT_S + 300)
 	       fail1 - fail0, cold1 - cold0);
 	EXPECT_GT(fail1 - fail0, 0);
 	EXPECT_GT(read_long(DAMON_ADMIN "/kdamonds/0/pid"), 0);
-	/* a commit for a node without memory is refused */
+	/* a commit for a node without memory is refused, and stops nothing */
 	EXPECT_EQ(write_file(KD_STATE, "commit"), -EINVAL);
+	sleep(1);
+	EXPECT_GT(read_long(DAMON_ADMIN "/kdamonds/0/pid"), 0) {
+		TH_LOG("the refused commit stopped the kdamond");
+	}
 	EXPECT_TRUE(check_pattern(self->bufs[1], SET_SIZE, 42));
 	count_pages_per_node(self->bufs[1], SET_SIZE, counts);
 	EXPECT_EQ(counts[EMPTY_NODE], 0);
 
 	/* back online: the running scheme moves pages to node3 again */
 	ASSERT_EQ(dimm_set(&self->d3, "online_movable"), 0);
+	if (read_long(DAMON_ADMIN "/kdamonds/0/pid") <= 0)
+		ASSERT_EQ(write_file(KD_STATE, "on"), 0);
 	on3 = wait_for_pages_on_node(self->bufs[1], SET_SIZE, EMPTY_NODE,
 				     SET_PAGES / 2, WAIT_S, counts);
 	TH_LOG("after re-onlining: second set node0 %ld node3 %ld pages",

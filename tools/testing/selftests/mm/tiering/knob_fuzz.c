@@ -769,6 +769,40 @@ TEST_F(knobs, hot_threshold_faults_long_input)
 	knob_close(&k);
 }
 
+/*
+ * The commit rule of target_nid: a migrate scheme without a target node
+ * (or with one that has no memory) is refused with EINVAL, at "on" and at
+ * "commit" alike, and a refused commit leaves the kdamond running.
+ */
+TEST_F(knobs, commit_refused_keeps_kdamond)
+{
+	char buf[16];
+
+	if (access(DAMON_ADMIN, F_OK))
+		SKIP(return, "no DAMON sysfs interface");
+	ASSERT_EQ(damon_setup(1), 0);
+	ASSERT_EQ(write_file(SCHEME0 "/action", "migrate_cold"), 0);
+	ASSERT_EQ(write_file(SCHEME0 "/target_nid", "-1"), 0);
+	EXPECT_EQ(write_file(KD "/state", "on"), -EINVAL);
+	EXPECT_EQ(read_long(KD "/pid"), -1);
+
+	ASSERT_EQ(write_file(SCHEME0 "/action", "stat"), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	ASSERT_GT(read_long(KD "/pid"), 0);
+	ASSERT_EQ(write_file(SCHEME0 "/action", "migrate_cold"), 0);
+	EXPECT_EQ(write_file(KD "/state", "commit"), -EINVAL);
+	/* a stopped kdamond shows once its thread is gone */
+	sleep(1);
+	EXPECT_GT(read_long(KD "/pid"), 0) {
+		TH_LOG("the refused commit stopped the kdamond");
+	}
+	ASSERT_GT(read_file(KD "/state", buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "on\n");
+	/* a valid commit still works */
+	ASSERT_EQ(write_file(SCHEME0 "/action", "stat"), 0);
+	EXPECT_EQ(write_file(KD "/state", "commit"), 0);
+}
+
 /* ---- writers racing with commit, on and off ---- */
 
 struct racer {

@@ -507,7 +507,7 @@ static void *churner(void *arg)
 
 /* ---- the tracepoint sums ---- */
 
-enum { T_HOT, T_COLD, T_HINT, NR_T };
+enum { T_HOT, T_COLD, T_HINT, T_DEMOTE, T_OTHER, NR_T };
 
 struct tsum {
 	long moved[NR_T], failed[NR_T];
@@ -528,7 +528,9 @@ static void trace_line(struct tsum *s, const char *l)
 	if (p && sscanf(p, "nr_moved=%u nr_failed=%u reason=%31s",
 			&moved, &failed, reason) == 3) {
 		t = !strcmp(reason, "damon_hot") ? T_HOT :
-		    !strcmp(reason, "damon_cold") ? T_COLD : T_HINT;
+		    !strcmp(reason, "damon_cold") ? T_COLD :
+		    !strcmp(reason, "numa_hint") ? T_HINT :
+		    !strcmp(reason, "demotion") ? T_DEMOTE : T_OTHER;
 		s->moved[t] += moved;
 		s->failed[t] += failed;
 		s->events++;
@@ -608,6 +610,7 @@ static const char * const counters[] = {
 	"damon_migrate_hot", "damon_migrate_cold", "damon_migrate_fail",
 	"pgpromote_success", "pgpromote_fail", "pgpromote_reject_latency",
 	"pgpromote_reject_ratelimit", "pgdemote_kswapd", "pgdemote_direct",
+	"pgdemote_khugepaged",
 	"thp_collapse_alloc", "oom_kill", "numa_hint_faults",
 };
 
@@ -628,6 +631,13 @@ static long delta(const long *a, const long *b, const char *name)
 	return 0;
 }
 
+/* pages demoted by reclaim, whoever reclaimed */
+static long demoted(const long *a, const long *b)
+{
+	return delta(a, b, "pgdemote_kswapd") + delta(a, b, "pgdemote_direct") +
+	       delta(a, b, "pgdemote_khugepaged");
+}
+
 static void progress(struct __test_metadata *_metadata, long secs,
 		     const long *a)
 {
@@ -639,7 +649,7 @@ static void progress(struct __test_metadata *_metadata, long secs,
 	       delta(a, c, "damon_migrate_fail"));
 	TH_LOG("%ld s: promoted +%ld, demoted +%ld", secs,
 	       delta(a, c, "pgpromote_success"),
-	       delta(a, c, "pgdemote_kswapd") + delta(a, c, "pgdemote_direct"));
+	       demoted(a, c));
 }
 
 FIXTURE(stress) {
@@ -826,8 +836,9 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 	TH_LOG("pgpromote_reject_latency +%ld, traced %ld; ratelimit +%ld, traced %ld",
 	       delta(a, b, "pgpromote_reject_latency"), ts.rej_latency,
 	       delta(a, b, "pgpromote_reject_ratelimit"), ts.rej_ratelimit);
-	TH_LOG("pgdemote +%ld, thp_collapse_alloc +%ld, numa_hint_faults +%ld, oom_kill +%ld",
-	       delta(a, b, "pgdemote_kswapd") + delta(a, b, "pgdemote_direct"),
+	TH_LOG("pgdemote_* +%ld, traced %ld (%ld left behind)", demoted(a, b),
+	       ts.moved[T_DEMOTE], ts.failed[T_DEMOTE]);
+	TH_LOG("thp_collapse_alloc +%ld, numa_hint_faults +%ld, oom_kill +%ld",
 	       delta(a, b, "thp_collapse_alloc"), delta(a, b, "numa_hint_faults"),
 	       delta(a, b, "oom_kill"));
 	TH_LOG("%ld tiering events read", ts.events);
@@ -841,11 +852,13 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 	EXPECT_EQ(delta(a, b, "pgpromote_fail"), ts.failed[T_HINT]);
 	EXPECT_EQ(delta(a, b, "pgpromote_reject_latency"), ts.rej_latency);
 	EXPECT_EQ(delta(a, b, "pgpromote_reject_ratelimit"), ts.rej_ratelimit);
+	EXPECT_EQ(demoted(a, b), ts.moved[T_DEMOTE]);
+	EXPECT_EQ(ts.moved[T_OTHER] + ts.failed[T_OTHER], 0);
 
 	/* the stress did stress: both schemes moved pages, reclaim demoted */
 	EXPECT_GT(delta(a, b, "damon_migrate_hot"), 0);
 	EXPECT_GT(delta(a, b, "damon_migrate_cold"), 0);
-	EXPECT_GT(delta(a, b, "pgdemote_kswapd") + delta(a, b, "pgdemote_direct"), 0);
+	EXPECT_GT(demoted(a, b), 0);
 	EXPECT_GT(delta(a, b, "numa_hint_faults"), 0);
 	EXPECT_GT(sh->v[V_THP].collapses + delta(a, b, "thp_collapse_alloc"), 0);
 	EXPECT_GT(churn.commits, 0);
