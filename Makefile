@@ -3,6 +3,7 @@
 #
 #   make run       build if needed, boot the tiered lab, run the DAMON demo
 #   make check     all tests: host checks, build, one lab boot (KUnit, kselftests, DAMON selftests)
+#   make check-debug  the debug lane alone: debug kernel (configs/debug.config), lab -H, stress
 #   make shell     interactive shell in the lab
 #   make bench     base vs patched benchmarks (bench/)
 #   make deps      install packages (apt-get, root)
@@ -11,7 +12,7 @@
 #   make patches   export the series as git format-patch files in build/export/
 #   make clean     remove build/ (the ccache stays)
 
-.PHONY: run check shell bench deps tree kernel patches clean
+.PHONY: run check check-debug shell bench deps tree kernel patches clean
 SHELL := /bin/bash
 
 run: kernel
@@ -19,6 +20,9 @@ run: kernel
 
 check: deps
 	scripts/check.sh
+
+check-debug: tree
+	scripts/check-debug.sh
 
 shell: kernel
 	scripts/lab.sh -i

@@ -26,7 +26,7 @@ result() {	# name pass|fail|skip [detail]
 	printf 'check-debug: %-4s %s%s\n' "$2" "$1" "${3:+ ($3)}"
 }
 finish() {
-	python3 "$REPO/scripts/check-report.py" --host "$RES" "$@"
+	python3 "$REPO/scripts/check-report.py" --host "$RES" --tsv-out "$OUT/results.tsv" "$@"
 	rc=$?
 	echo "check-debug: logs in ${OUT#"$REPO/"}/, took $(($(date +%s) - t0)) s"
 	exit $rc

@@ -130,6 +130,18 @@ LAB_QUIET=1 scripts/lab.sh -t 3000 -a "hugepagesz=1G hugepages=2:1" -d "$OUT/lab
 	"bash $REPO/scripts/check-guest.sh"
 lab_rc=$?
 [ -f "$OUT/lab/out.log" ] && grep -E '^(not )?ok |^# (not )?ok |SKIP|TIMEOUT' "$OUT/lab/out.log" | sed 's/^/lab: /'
+
+# the debug lane: a second boot, of the debug kernel (CHECK_DEBUG=0 skips it)
+if [ "${CHECK_DEBUG:-1}" = 1 ]; then
+	echo "== debug lane (log: build/check/check-debug.log, console: build/check-debug/lab/console.log)"
+	scripts/check-debug.sh > "$OUT/check-debug.log" 2>&1
+	grep -E '^check-debug: |^(FAIL|SKIP) ' "$OUT/check-debug.log"
+	if [ -s "$REPO/build/check-debug/results.tsv" ]; then
+		cat "$REPO/build/check-debug/results.tsv" >> "$RES"
+	else
+		result "debug/lane" fail "no results: see build/check/check-debug.log"
+	fi
+fi
 finish --lab-rc "$lab_rc" --console "$OUT/lab/console.log" \
 	--kselftest "$OUT/lab/out.log" --kunit-json "$OUT/kunit.json" \
 	--base-known "$REPO/scripts/base-known-failures"
