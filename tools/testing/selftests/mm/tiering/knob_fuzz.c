@@ -91,6 +91,7 @@ static const char * const suffixes[] = {
 
 static long page_size;
 static int nr_node_ids;		/* highest possible node + 1 */
+static int last_mem_node;	/* highest node with memory */
 static bool node_possible[MAX_NODES], node_has_memory[MAX_NODES];
 static unsigned int th_max;	/* largest hot_threshold_faults accepted */
 
@@ -264,11 +265,8 @@ static enum verdict model(enum knob_type type, const char *in, size_t len,
 			return V_ACCEPT;
 		if (i < 0 || i >= nr_node_ids || i >= MAX_NODES || !node_possible[i])
 			return V_REJECT;
-		/*
-		 * A possible node without memory: accepted at write time
-		 * (and refused at commit) by the rule of patch 0003.
-		 */
-		return node_has_memory[i] ? V_ACCEPT : V_EITHER;
+		/* with or without memory: that is checked at commit */
+		return V_ACCEPT;
 	case K_ACTION:
 		i = match(actions, ARRAY_SIZE(actions), s);
 		if (i < 0)
@@ -606,9 +604,12 @@ static void read_nodes(void)
 		parse_nodelist(buf, node_possible, MAX_NODES);
 	if (read_file("/sys/devices/system/node/has_memory", buf, sizeof(buf)) > 0)
 		parse_nodelist(buf, node_has_memory, MAX_NODES);
-	for (int i = 0; i < MAX_NODES; i++)
+	for (int i = 0; i < MAX_NODES; i++) {
 		if (node_possible[i])
 			nr_node_ids = i + 1;
+		if (node_has_memory[i])
+			last_mem_node = i;
+	}
 }
 
 /*
@@ -693,7 +694,7 @@ TEST_F_TIMEOUT(knobs, target_nid, 1800)
 	ASSERT_EQ(write_file(SCHEME0 "/action", "migrate_cold"), 0);
 	EXPECT_EQ(fuzz(_metadata, SCHEME0 "/target_nid", K_NID, budget(25)), 0);
 	/* a bad write while the kdamond runs */
-	ASSERT_EQ(write_file(SCHEME0 "/target_nid", "%d", nr_node_ids - 1), 0);
+	ASSERT_EQ(write_file(SCHEME0 "/target_nid", "%d", last_mem_node), 0);
 	ASSERT_EQ(write_file(KD "/state", "on"), 0);
 	EXPECT_EQ(fuzz(_metadata, SCHEME0 "/target_nid", K_NID, budget(5)), 0);
 }
@@ -954,10 +955,10 @@ TEST_F_TIMEOUT(knobs, writers_race_commit_on_off, 3600)
 	/* the interface still works: a known configuration reads back */
 	write_file(KD "/state", "off");
 	ASSERT_EQ(damon_setup(1), 0);
-	EXPECT_EQ(write_file(SCHEME0 "/target_nid", "%d", nr_node_ids - 1), 0);
+	EXPECT_EQ(write_file(SCHEME0 "/target_nid", "%d", last_mem_node), 0);
 	EXPECT_EQ(write_file(SCHEME0 "/action", "migrate_cold"), 0);
 	EXPECT_EQ(write_file(KD "/state", "on"), 0);
-	EXPECT_EQ(read_long(SCHEME0 "/target_nid"), nr_node_ids - 1);
+	EXPECT_EQ(read_long(SCHEME0 "/target_nid"), last_mem_node);
 	EXPECT_GT(read_long(KD "/pid"), 0);
 	EXPECT_EQ(write_file(KD "/state", "off"), 0);
 	ASSERT_GT(read_file(KD "/state", buf, sizeof(buf)), 0);
