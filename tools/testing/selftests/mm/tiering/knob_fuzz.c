@@ -747,7 +747,7 @@ TEST_F_TIMEOUT(knobs, hot_threshold_faults, 1800)
  * The documented contract, for inputs longer than kstrtouint_from_user()'s
  * buffer: text that is not a number is rejected, wherever the junk starts.
  */
-TEST_F(knobs, hot_threshold_faults_long_input)
+TEST_F_TIMEOUT(knobs, hot_threshold_faults_long_input, 300)
 {
 	static const char * const in[] = {
 		"000000000000000000000000000000000001x",
@@ -775,7 +775,7 @@ TEST_F(knobs, hot_threshold_faults_long_input)
  * (or with one that has no memory) is refused with EINVAL, at "on" and at
  * "commit" alike, and a refused commit leaves the kdamond running.
  */
-TEST_F(knobs, commit_refused_keeps_kdamond)
+TEST_F_TIMEOUT(knobs, commit_refused_keeps_kdamond, 300)
 {
 	char buf[16];
 
