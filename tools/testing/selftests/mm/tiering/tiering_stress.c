@@ -240,7 +240,8 @@ static char *map_region(enum vtype t, struct vstat *v, int *fdp)
 	}
 	free(p);
 	*fdp = fd;
-	return mmap(NULL, REGION, PROT_READ, MAP_SHARED, fd, 0);
+	/* private and read-only: maps the page cache itself (9p refuses shared+writable fds) */
+	return mmap(NULL, REGION, PROT_READ, MAP_PRIVATE, fd, 0);
 }
 
 /*
@@ -328,10 +329,13 @@ static void pressure(void)
 			fclose(f);
 		if (free_kb < 0 || total_kb < 0)
 			break;
-		/* a little more than is free, never most of the node */
-		len = (free_kb + 65536) * 1024L;
-		if (len > total_kb * 1024L * 6 / 10)
-			len = total_kb * 1024L * 6 / 10;
+		/*
+		 * More than is free, so that reclaim runs on node0 and
+		 * demotes to node2 (no swap: demotion is its only way out)
+		 */
+		len = (free_kb + 131072) * 1024L;
+		if (len > total_kb * 1024L * 85 / 100)
+			len = total_kb * 1024L * 85 / 100;
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
