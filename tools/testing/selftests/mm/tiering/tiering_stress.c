@@ -811,7 +811,7 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 			continue;
 		}
 		ran++;
-		TH_LOG("verifier %s: %ld passes, %ld chunks, %ld bytes wrong, at start node0 %ld node2 %ld",
+		TH_LOG("verifier %s: %ld passes, %ld chunks, %ld bytes wrong, start node0 %ld node2 %ld",
 		       vname[t], v->passes, v->chunks, v->mismatched_bytes,
 		       v->on_node[0], v->on_node[2]);
 		if (t == V_THP)
