@@ -91,6 +91,7 @@ struct vstat {
 
 struct shared {
 	int stop;
+	long pressure_cycles, pressure_mb;
 	struct vstat v[NR_VTYPES];
 };
 
@@ -346,9 +347,13 @@ static void pressure(void)
 			break;
 		madvise(p, len, MADV_NOHUGEPAGE);
 		set_policy(2, FAST_NODE);
-		for (size_t off = 0; off < len && !READ_ONCE(sh->stop); off += 4096)
-			p[off] = 1;
+		/* two passes: what reclaim left of the first is faulted again */
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t off = 0; off < len && !READ_ONCE(sh->stop); off += 4096)
+				p[off] = 1;
 		set_policy(0, 0);
+		sh->pressure_cycles++;
+		sh->pressure_mb = len >> 20;
 		sleep(2);
 		munmap(p, len);
 		sleep(1);
@@ -795,6 +800,8 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 		}
 	}
 	waitpid(ppid, &status, 0);
+	TH_LOG("pressure: %ld cycles of %ld MiB on node0, exit status %#x",
+	       sh->pressure_cycles, sh->pressure_mb, status);
 	write_file(NB, "0");
 	/* an in-flight promotion or batch ends before its event is read */
 	sleep(2);
