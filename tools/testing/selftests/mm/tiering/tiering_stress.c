@@ -312,6 +312,22 @@ static void verifier(enum vtype t)
 	_exit(0);
 }
 
+static long node_free_kb(int nid)
+{
+	char path[96], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d MemFree: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 /* Keeps node0 short of free memory, so that reclaim demotes to node2. */
 static void pressure(void)
 {
@@ -319,39 +335,29 @@ static void pressure(void)
 
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", getpid());
 	write_file(path, "1000");
+	/* off the verifiers' CPU: filling node0 must outpace migrate_cold */
+	pin_to_node(1);
 	while (!READ_ONCE(sh->stop)) {
-		long free_kb = -1, total_kb = node_mem_total_kb(FAST_NODE);
-		char line[256];
+		long free_kb = node_free_kb(FAST_NODE);
+		long total_kb = node_mem_total_kb(FAST_NODE);
 		size_t len;
-		FILE *f;
 		char *p;
 
-		f = fopen("/sys/devices/system/node/node0/meminfo", "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "Node %*d MemFree: %ld kB", &free_kb) == 1)
-				break;
-		if (f)
-			fclose(f);
 		if (free_kb < 0 || total_kb < 0)
 			break;
 		/*
 		 * More than is free, so that reclaim runs on node0 and
 		 * demotes to node2 (no swap: demotion is its only way out)
 		 */
-		len = (free_kb + 131072) * 1024L;
+		len = (free_kb + 65536) * 1024L;
 		if (len > total_kb * 1024L)
 			len = total_kb * 1024L;
+		set_policy(2, FAST_NODE);
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		set_policy(0, 0);
 		if (p == MAP_FAILED)
 			break;
-		madvise(p, len, MADV_NOHUGEPAGE);
-		set_policy(2, FAST_NODE);
-		/* two passes: what reclaim left of the first is faulted again */
-		for (int pass = 0; pass < 2; pass++)
-			for (size_t off = 0; off < len && !READ_ONCE(sh->stop); off += 4096)
-				p[off] = 1;
-		set_policy(0, 0);
 		sh->pressure_cycles++;
 		sh->pressure_mb = len >> 20;
 		sleep(2);
@@ -732,6 +738,7 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 	const char *e = getenv("TIERING_STRESS_SECONDS");
 	long secs = e ? atol(e) : 300, a[NR_COUNTERS], b[NR_COUNTERS];
 	pid_t vpid[NR_VTYPES], ppid;
+	long ballast;
 	struct churn churn = { .md = _metadata };
 	struct tsum ts = { 0 };
 	int status, ran = 0;
@@ -742,9 +749,15 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 	memset(sh, 0, sizeof(*sh));
 	TH_LOG("%ld s of stress (TIERING_STRESS_SECONDS)", secs);
 
-	/* hugetlb pages for the verifier: half on each node */
-	write_file(HUGETLB_NR(0), "%ld", self->hp0 + HUGE_PAGES / 2);
+	/*
+	 * hugetlb pages for the verifier, half on each node, and on node0 a
+	 * ballast of 60% of its free memory, which neither DAMON nor
+	 * reclaim moves: the node fills in seconds, and reclaim demotes
+	 */
+	ballast = node_free_kb(FAST_NODE) * 6 / 10 / 2048;
+	write_file(HUGETLB_NR(0), "%ld", self->hp0 + HUGE_PAGES / 2 + ballast);
 	write_file(HUGETLB_NR(2), "%ld", self->hp2 + HUGE_PAGES / 2);
+	TH_LOG("node0: %ld MiB of hugetlb ballast", ballast * 2);
 	if (read_long(HUGETLB_NR(0)) < self->hp0 + (long)HUGE_PAGES / 2 ||
 	    read_long(HUGETLB_NR(2)) < self->hp2 + (long)HUGE_PAGES / 2)
 		snprintf(sh->v[V_HUGETLB].skip, sizeof(sh->v[V_HUGETLB].skip),
