@@ -463,16 +463,25 @@ struct knob {
 	long writes, accepted, rejected, bad;
 };
 
-/* a fresh open for every access: debugfs files do not take pread/pwrite */
+/*
+ * A fresh open for every access: debugfs files do not take pread/pwrite.
+ * DAMON's state gives EBUSY while a kdamond holds its lock: read again.
+ */
 static int knob_read(struct knob *k, char *buf, size_t n)
 {
-	int fd = open(k->path, O_RDONLY);
-	ssize_t r;
+	ssize_t r = -1;
 
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, n - 1);
-	close(fd);
+	for (int try = 0; try < 100; try++) {
+		int fd = open(k->path, O_RDONLY);
+
+		if (fd < 0)
+			return -errno;
+		r = read(fd, buf, n - 1);
+		close(fd);
+		if (r >= 0 || errno != EBUSY)
+			break;
+		usleep(10000);
+	}
 	if (r < 0)
 		return -errno;
 	buf[r] = '\0';
@@ -511,17 +520,19 @@ static bool knob_write(struct __test_metadata *_metadata, struct knob *k,
 	char val[64] = "", now[64], hex[200];
 	ssize_t want_ret = 0, ret;
 	enum verdict v;
-	int err;
+	int err, werr;
 	bool ok;
 
 	v = model(k->type, in, len, k->strict, val, sizeof(val), &want_ret);
 	if (k->type == K_STATE && v != V_REJECT)
 		return true;	/* a real command: not in this test */
 	ret = knob_pwrite(k, in, len);
-	err = ret < 0 ? errno : 0;
+	werr = ret < 0 ? errno : 0;
 	k->writes++;
-	if (knob_read(k, now, sizeof(now))) {
-		TH_LOG("%s: cannot read back after a write", k->path);
+	err = knob_read(k, now, sizeof(now));
+	if (err) {
+		TH_LOG("%s: cannot read back after a write: %s", k->path,
+		       strerror(-err));
 		k->bad++;
 		return false;
 	}
@@ -534,12 +545,12 @@ static bool knob_write(struct __test_metadata *_metadata, struct knob *k,
 		break;
 	case V_REJECT:
 		/* DAMON's state gives EBUSY while its lock is taken */
-		ok = ret < 0 && (err == EINVAL ||
-				 (k->type == K_STATE && err == EBUSY)) &&
+		ok = ret < 0 && (werr == EINVAL ||
+				 (k->type == K_STATE && werr == EBUSY)) &&
 		     !strcmp(now, k->cur);
 		break;
 	default:
-		ok = (ret < 0 && err == EINVAL && !strcmp(now, k->cur)) ||
+		ok = (ret < 0 && werr == EINVAL && !strcmp(now, k->cur)) ||
 		     (ret == want_ret && !strcmp(now, val));
 	}
 	if (ret >= 0)
@@ -553,7 +564,7 @@ static bool knob_write(struct __test_metadata *_metadata, struct knob *k,
 			       k->path, hex, len,
 			       v == V_ACCEPT ? "accept" : v == V_REJECT ?
 			       "reject" : v == V_NOOP ? "no-op" : "either",
-			       ret, err ? strerror(err) : "ok");
+			       ret, werr ? strerror(werr) : "ok");
 			TH_LOG("  value '%.20s' -> '%.20s'", k->cur, now);
 		}
 	}
