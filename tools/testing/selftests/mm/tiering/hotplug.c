@@ -195,6 +195,21 @@ static void *alloc_bound(size_t len, int nid)
 	return p;
 }
 
+/*
+ * The kdamond's pid, -1 if it is not running.  DAMON's sysfs gives EBUSY
+ * while a kdamond holds its lock: read again.
+ */
+static long kdamond_pid(void)
+{
+	long pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
+
+	for (int try = 0; try < 100 && pid == -__LONG_MAX__ - 1; try++) {
+		usleep(10000);
+		pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
+	}
+	return pid;
+}
+
 static void snap_fail(long *fail, long *cold)
 {
 	vm_stat_refresh();
@@ -269,7 +284,7 @@ TEST_F_TIMEOUT(hotplug, target_nid_before_online, WAIT_S + 300)
 	ASSERT_NE(self->bufs[0], NULL);
 	fill_pattern(self->bufs[0], SET_SIZE, 31);
 	EXPECT_EQ(setup_cold(EMPTY_NODE), -EINVAL);
-	EXPECT_EQ(read_long(DAMON_ADMIN "/kdamonds/0/pid"), -1);
+	EXPECT_EQ(kdamond_pid(), -1);
 
 	/* its memory comes online: now the scheme runs and moves pages there */
 	ASSERT_EQ(dimm_set(&self->d3, "online_movable"), 0);
@@ -318,11 +333,11 @@ TEST_F_TIMEOUT(hotplug, offline_target_node_while_migrating, 3 * WAIT_S + 300)
 	TH_LOG("node3 offline: damon_migrate_fail +%ld, damon_migrate_cold +%ld",
 	       fail1 - fail0, cold1 - cold0);
 	EXPECT_GT(fail1 - fail0, 0);
-	EXPECT_GT(read_long(DAMON_ADMIN "/kdamonds/0/pid"), 0);
+	EXPECT_GT(kdamond_pid(), 0);
 	/* a commit for a node without memory is refused, and stops nothing */
 	EXPECT_EQ(write_file(KD_STATE, "commit"), -EINVAL);
 	sleep(1);
-	EXPECT_GT(read_long(DAMON_ADMIN "/kdamonds/0/pid"), 0) {
+	EXPECT_GT(kdamond_pid(), 0) {
 		TH_LOG("the refused commit stopped the kdamond");
 	}
 	EXPECT_TRUE(check_pattern(self->bufs[1], SET_SIZE, 42));
@@ -331,7 +346,7 @@ TEST_F_TIMEOUT(hotplug, offline_target_node_while_migrating, 3 * WAIT_S + 300)
 
 	/* back online: the running scheme moves pages to node3 again */
 	ASSERT_EQ(dimm_set(&self->d3, "online_movable"), 0);
-	if (read_long(DAMON_ADMIN "/kdamonds/0/pid") <= 0)
+	if (kdamond_pid() <= 0)
 		ASSERT_EQ(write_file(KD_STATE, "on"), 0);
 	on3 = wait_for_pages_on_node(self->bufs[1], SET_SIZE, EMPTY_NODE,
 				     SET_PAGES / 2, WAIT_S, counts);
@@ -371,7 +386,7 @@ TEST_F_TIMEOUT(hotplug, offline_node2_dimm_under_migrate_cold, 2 * WAIT_S + 300)
 	EXPECT_EQ(n, 0);
 	EXPECT_TRUE(check_pattern(self->bufs[0], SET_SIZE, 51));
 	EXPECT_TRUE(check_pattern(self->bufs[1], SET_SIZE, 52));
-	EXPECT_GT(read_long(DAMON_ADMIN "/kdamonds/0/pid"), 0);
+	EXPECT_GT(kdamond_pid(), 0);
 
 	/* online again: the scheme puts a new cold set on node2, DIMM first */
 	ASSERT_EQ(dimm_set(d, "online_movable"), 0);

@@ -653,6 +653,29 @@ static long find_th_max(void)
 	return lo;
 }
 
+/*
+ * The kdamond's pid, -1 if it is not running.  DAMON's sysfs gives EBUSY
+ * while a kdamond holds its lock: read again.
+ */
+static long kdamond_pid(void)
+{
+	long pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
+
+	for (int try = 0; try < 100 && pid == -__LONG_MAX__ - 1; try++) {
+		usleep(10000);
+		pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
+	}
+	return pid;
+}
+
+/* the kdamond's state, read again while DAMON's lock is busy */
+static int kdamond_state(char *buf, size_t n)
+{
+	struct knob k = { .path = KD "/state" };
+
+	return knob_read(&k, buf, n) ? -1 : (int)strlen(buf);
+}
+
 /* A context that can be turned on; its schemes match no region. */
 static int damon_setup(int nr_schemes)
 {
@@ -735,7 +758,7 @@ TEST_F_TIMEOUT(knobs, state_garbage, 1800)
 	EXPECT_EQ(fuzz(_metadata, KD "/state", K_STATE, budget(4)), 0);
 	ASSERT_EQ(write_file(KD "/state", "on"), 0);
 	EXPECT_EQ(fuzz(_metadata, KD "/state", K_STATE, budget(4)), 0);
-	EXPECT_GT(read_long(KD "/pid"), 0);
+	EXPECT_GT(kdamond_pid(), 0);
 }
 
 TEST_F_TIMEOUT(knobs, hint_latency_mode, 1800)
@@ -803,19 +826,19 @@ TEST_F_TIMEOUT(knobs, commit_refused_keeps_kdamond, 300)
 	ASSERT_EQ(write_file(SCHEME0 "/action", "migrate_cold"), 0);
 	ASSERT_EQ(write_file(SCHEME0 "/target_nid", "-1"), 0);
 	EXPECT_EQ(write_file(KD "/state", "on"), -EINVAL);
-	EXPECT_EQ(read_long(KD "/pid"), -1);
+	EXPECT_EQ(kdamond_pid(), -1);
 
 	ASSERT_EQ(write_file(SCHEME0 "/action", "stat"), 0);
 	ASSERT_EQ(write_file(KD "/state", "on"), 0);
-	ASSERT_GT(read_long(KD "/pid"), 0);
+	ASSERT_GT(kdamond_pid(), 0);
 	ASSERT_EQ(write_file(SCHEME0 "/action", "migrate_cold"), 0);
 	EXPECT_EQ(write_file(KD "/state", "commit"), -EINVAL);
 	/* a stopped kdamond shows once its thread is gone */
 	sleep(1);
-	EXPECT_GT(read_long(KD "/pid"), 0) {
+	EXPECT_GT(kdamond_pid(), 0) {
 		TH_LOG("the refused commit stopped the kdamond");
 	}
-	ASSERT_GT(read_file(KD "/state", buf, sizeof(buf)), 0);
+	ASSERT_GT(kdamond_state(buf, sizeof(buf)), 0);
 	EXPECT_STREQ(buf, "on\n");
 	/* a valid commit still works */
 	ASSERT_EQ(write_file(SCHEME0 "/action", "stat"), 0);
@@ -981,9 +1004,9 @@ TEST_F_TIMEOUT(knobs, writers_race_commit_on_off, 3600)
 	EXPECT_EQ(write_file(SCHEME0 "/action", "migrate_cold"), 0);
 	EXPECT_EQ(write_file(KD "/state", "on"), 0);
 	EXPECT_EQ(read_long(SCHEME0 "/target_nid"), last_mem_node);
-	EXPECT_GT(read_long(KD "/pid"), 0);
+	EXPECT_GT(kdamond_pid(), 0);
 	EXPECT_EQ(write_file(KD "/state", "off"), 0);
-	ASSERT_GT(read_file(KD "/state", buf, sizeof(buf)), 0);
+	ASSERT_GT(kdamond_state(buf, sizeof(buf)), 0);
 	EXPECT_STREQ(buf, "off\n");
 }
 
