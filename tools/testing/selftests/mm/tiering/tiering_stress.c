@@ -844,7 +844,13 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 			       vname[t], v->first_off, v->first_want, v->first_got);
 		}
 		EXPECT_GT(v->chunks, 0);
-		/* the memory really spans both nodes */
+		/*
+		 * The memory really spans both nodes.  Not checked for the
+		 * page cache: where readahead puts it and which clean pages
+		 * reclaim drops under node0's pressure is the kernel's choice.
+		 */
+		if (t == V_FILE)
+			continue;
 		EXPECT_GT(v->on_node[FAST_NODE], 0);
 		EXPECT_GT(v->on_node[SLOW_NODE], 0);
 	}
