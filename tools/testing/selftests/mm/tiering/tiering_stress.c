@@ -834,9 +834,10 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 			continue;
 		}
 		ran++;
-		TH_LOG("verifier %s: %ld passes, %ld chunks, %ld bytes wrong, start node0 %ld node2 %ld",
-		       vname[t], v->passes, v->chunks, v->mismatched_bytes,
-		       v->on_node[0], v->on_node[2]);
+		TH_LOG("verifier %s: %ld passes, %ld chunks, %ld bytes wrong",
+		       vname[t], v->passes, v->chunks, v->mismatched_bytes);
+		TH_LOG("verifier %s: at the start node0 %ld node2 %ld pages",
+		       vname[t], v->on_node[0], v->on_node[2]);
 		if (t == V_THP)
 			TH_LOG("verifier thp: %ld MADV_COLLAPSE done", v->collapses);
 		EXPECT_EQ(v->mismatched_bytes, 0) {
