@@ -311,17 +311,19 @@ TEST_F_TIMEOUT(hotplug, offline_target_node_while_migrating, 3 * WAIT_S + 300)
 				     SET_PAGES / 2, WAIT_S, counts);
 	ASSERT_GE(on3, SET_PAGES / 2);
 
-	/* a second cold set, and node3's memory goes while DAMON runs */
-	self->bufs[1] = alloc_on_node(SET_SIZE, FAST_NODE);
-	ASSERT_NE(self->bufs[1], NULL);
-	fill_pattern(self->bufs[1], SET_SIZE, 42);
-	snap_fail(&fail0, &cold0);
+	/* node3's memory goes while DAMON runs */
 	ASSERT_EQ(dimm_set(&self->d3, "offline"), 0);
 	ASSERT_FALSE(node_has_memory(EMPTY_NODE));
 	/* offlining moved the first set off node3, intact */
 	count_pages_per_node(self->bufs[0], SET_SIZE, counts);
 	EXPECT_EQ(counts[EMPTY_NODE], 0);
 	EXPECT_TRUE(check_pattern(self->bufs[0], SET_SIZE, 41));
+
+	/* a second cold set on node0, which the scheme can only fail to move */
+	snap_fail(&fail0, &cold0);
+	self->bufs[1] = alloc_on_node(SET_SIZE, FAST_NODE);
+	ASSERT_NE(self->bufs[1], NULL);
+	fill_pattern(self->bufs[1], SET_SIZE, 42);
 
 	/* the scheme goes on; its batches for node3 fail and are counted */
 	for (int s = 0; s < WAIT_S; s++) {
@@ -330,8 +332,11 @@ TEST_F_TIMEOUT(hotplug, offline_target_node_while_migrating, 3 * WAIT_S + 300)
 			break;
 		sleep(1);
 	}
+	count_pages_per_node(self->bufs[1], SET_SIZE, counts);
 	TH_LOG("node3 offline: damon_migrate_fail +%ld, damon_migrate_cold +%ld",
 	       fail1 - fail0, cold1 - cold0);
+	TH_LOG("second set: node0 %ld node1 %ld node2 %ld node3 %ld pages",
+	       counts[0], counts[1], counts[2], counts[3]);
 	EXPECT_GT(fail1 - fail0, 0);
 	EXPECT_GT(kdamond_pid(), 0);
 	/* a commit for a node without memory is refused, and stops nothing */
@@ -341,8 +346,9 @@ TEST_F_TIMEOUT(hotplug, offline_target_node_while_migrating, 3 * WAIT_S + 300)
 		TH_LOG("the refused commit stopped the kdamond");
 	}
 	EXPECT_TRUE(check_pattern(self->bufs[1], SET_SIZE, 42));
-	count_pages_per_node(self->bufs[1], SET_SIZE, counts);
 	EXPECT_EQ(counts[EMPTY_NODE], 0);
+	/* nothing went anywhere else either */
+	EXPECT_EQ(cold1 - cold0, 0);
 
 	/* back online: the running scheme moves pages to node3 again */
 	ASSERT_EQ(dimm_set(&self->d3, "online_movable"), 0);
