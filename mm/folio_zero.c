@@ -25,10 +25,8 @@
  * x86) are far larger than any cache, so most of what a cached clear
  * writes is evicted again before the task reads it.  Their pages outside
  * the window are cleared with clear_pages_nocache() where the architecture
- * has it, in chunks of FOLIO_ZERO_CHUNK_PAGES_NOCACHE (4 MiB) without
- * preemption: a non-temporal clear pays a fence per chunk, which a larger
- * chunk amortises, and runs at several times 1 GB/s.  The window is still
- * cleared through the cache.
+ * has it, in the same chunks.  The window is still cleared through the
+ * cache.
  */
 
 #include <linux/gfp.h>
@@ -39,10 +37,8 @@
 #include <linux/sched.h>
 #include <linux/sizes.h>
 
-/* without preemption, through the cache */
+/* without preemption */
 #define FOLIO_ZERO_CHUNK_PAGES		(SZ_1M >> PAGE_SHIFT)
-/* without preemption, clear_pages_nocache() */
-#define FOLIO_ZERO_CHUNK_PAGES_NOCACHE	(SZ_4M >> PAGE_SHIFT)
 /* folios larger than this are cleared with clear_pages_nocache() */
 #define FOLIO_ZERO_NOCACHE_PAGES	MAX_ORDER_NR_PAGES
 /* preempt=full and RT */
@@ -154,15 +150,14 @@ static void folio_zero_pages(struct folio *folio, unsigned long base,
 
 /**
  * folio_zero_chunk_pages() - largest piece cleared without a resched point
- * @nocache: for clear_pages_nocache() rather than clear_pages()
  *
  * Return: pages, depending on the preemption model in force.
  */
-static unsigned int folio_zero_chunk_pages(bool nocache)
+static unsigned int folio_zero_chunk_pages(void)
 {
 	if (preempt_model_full() || preempt_model_rt())
 		return FOLIO_ZERO_CHUNK_PAGES_FULL;
-	return nocache ? FOLIO_ZERO_CHUNK_PAGES_NOCACHE : FOLIO_ZERO_CHUNK_PAGES;
+	return FOLIO_ZERO_CHUNK_PAGES;
 }
 
 /**
@@ -201,7 +196,7 @@ void folio_zero_user(struct folio *folio, unsigned long addr_hint)
 	might_sleep();
 	folio_zero_plan_init(&plan, folio_nr_pages(folio),
 			     (addr_hint - base) >> PAGE_SHIFT,
-			     folio_zero_chunk_pages(nocache),
+			     folio_zero_chunk_pages(),
 			     FOLIO_ZERO_WINDOW_PAGES);
 	while (folio_zero_plan_next(&plan, &start, &nr)) {
 		cond_resched();

@@ -5,28 +5,42 @@
 #
 #   demo-guest.sh WORKLOAD
 #
-# WORKLOAD (demo-hotcold) puts a hot set on the slow node and a cold set on a
-# fast node.  One kdamond, paddr operations, one target whose regions are the
-# physical ranges of both nodes, and two schemes, each kept off the other
-# node by an address filter and checking each page with a "young" filter:
-#   0: migrate_cold, node0 -> node2: regions idle for COLD_AGE_MS, old pages
-#   1: migrate_hot,  node2 -> node0: regions accessed at all, young pages
-# Every PERIOD_S it prints where each set's pages are, the migration
-# counters of /proc/vmstat and the stats of both schemes; it stops when both
-# sets are at least PASS_PCT% on their new node, or after MAX_S.  Exit 0 if
-# they are and the schemes' stats account for the pages moved, 1 if not.
+# DAMON tiering that tunes itself, with mainline's recipe (the sample of the
+# node_mem_used_bp/node_mem_free_bp quota goals): one kdamond per node, paddr
+# operations, default monitoring intervals auto-tuned toward 4% of the
+# possible accesses seen in 3 aggregations (5 ms to 10 s samples), one
+# scheme each, applied once a second within a 200 MiB/s quota that DAMON
+# tunes toward a goal on node0's memory:
+#   kdamond 0, node0: migrate_cold to node2 on regions without access,
+#     goal node0 0.5% free (node_mem_free_bp 50), reject-young filter;
+#   kdamond 1, node2: migrate_hot to node0 on regions with 5% of the
+#     possible accesses, goal node0 99.7% used (node_mem_used_bp 9970),
+#     allow-young filter.
+# No age, no access threshold, no intervals picked for this machine.
+#
+# DAMON comes on first; then WORKLOAD (demo-hotcold) fills node0 with a cold
+# set but FAST_FREE_MIB, and puts a hot set that it keeps writing on node2.
+# The hot set is 8% of node2, above the intervals goal's 4%: a hot set
+# smaller than that, in every sample, reads below the goal whatever the
+# intervals, and the tuning takes them to max_sample_us.  It fits in what
+# is left of node0: on the lab's 1 GiB node0 the
+# page allocator keeps about 0.55% free (watermarks, lowmem reserves), so
+# the recipe's 0.5% free goal is never reached and migrate_cold, which
+# would make room, stays idle (see bench/README, goals mode).
+# Every PERIOD_S it prints where each set's pages are, node0's use, each
+# goal with its current value, effective quota and tuned intervals, the
+# migration counters of /proc/vmstat and the stats of both schemes; it stops
+# when the hot set is at least PASS_PCT% on node0, or after MAX_S.  Exit 0
+# if it is and the schemes' stats account for the pages moved, 1 if not.
 # Under TCG each fork costs ~0.1 s: the reporting uses bash builtins where
 # it can.
 set -u
 WORKLOAD=${1:?usage: demo-guest.sh WORKLOAD}
-HOT_MIB=64 COLD_MIB=128
+HOT_MIB=256 FAST_FREE_MIB=320
 FAST=0 SLOW=2
-SAMPLE_US=5000 AGGR_US=100000 UPDATE_US=1000000
-COLD_AGE_MS=3000 COLD_APPLY_US=1000000
-PERIOD_S=3 MAX_S=90 PASS_PCT=95
+GOAL_USED_BP=9970 GOAL_FREE_BP=50 QUOTA_B=$((200 << 20))
+PERIOD_S=3 MAX_S=180 PASS_PCT=95
 ADMIN=/sys/kernel/mm/damon/admin
-KD=$ADMIN/kdamonds/0
-CTX=$KD/contexts/0
 STATUS=/tmp/demo-status
 VMSTAT_KEYS="pgmigrate_success pgmigrate_fail pgdemote_kswapd pgdemote_direct
 	pgpromote_success numa_pages_migrated numa_hint_faults
@@ -100,12 +114,10 @@ pct()
 	REPLY=$((P[$1.node$2] * 100 / P[$1.pages]))
 }
 
-# moved: both sets are at least PASS_PCT% on their new node.
+# moved: the hot set is at least PASS_PCT% on node0.
 moved()
 {
 	pct hot $FAST
-	[ $REPLY -ge $PASS_PCT ] || return 1
-	pct cold $SLOW
 	[ $REPLY -ge $PASS_PCT ]
 }
 
@@ -120,91 +132,131 @@ show_vmstat()
 	echo "$line"
 }
 
-# show_schemes LABEL: the stats of both schemes, as last updated.
+# update I: refresh the stats, effective quota, goal current value and
+# tuned intervals files of kdamond I
+update()
+{
+	w update_schemes_stats $ADMIN/kdamonds/$1/state
+	w update_schemes_effective_quotas $ADMIN/kdamonds/$1/state
+	w update_tuned_intervals $ADMIN/kdamonds/$1/state
+}
+
+# show_node0 LABEL: node0's use against the goal
+show_node0()
+{
+	local k v total=0 free=0 meminfo
+
+	read -r -d '' meminfo < /sys/devices/system/node/node$FAST/meminfo
+	while read -r _ _ k v _; do
+		case $k in
+		MemTotal:) total=$v ;;
+		MemFree:) free=$v ;;
+		esac
+	done <<< "$meminfo"
+	REPLY=$(((total - free) * 10000 / total))
+	printf '%s node%d used %d.%02d%% (%d MiB free), goal %d.%02d%% used\n' "$1" $FAST \
+		$((REPLY / 100)) $((REPLY % 100)) $((free / 1024)) \
+		$((GOAL_USED_BP / 100)) $((GOAL_USED_BP % 100))
+}
+
+# show_schemes LABEL: per scheme its goal, the goal's current value, the
+# effective quota, the tuned intervals and the stats, as last updated.
 show_schemes()
 {
-	local i d action nt st na sa
+	local i d iv action metric target cur esz sample aggr nt st na sa
 
 	for i in 0 1; do
-		d=$CTX/schemes/$i
+		d=$ADMIN/kdamonds/$i/contexts/0/schemes/0
+		iv=$ADMIN/kdamonds/$i/contexts/0/monitoring_attrs/intervals
 		read -r action < $d/action
+		read -r metric < $d/quotas/goals/0/target_metric
+		read -r target < $d/quotas/goals/0/target_value
+		read -r cur < $d/quotas/goals/0/current_value
+		read -r esz < $d/quotas/effective_bytes
+		read -r sample < $iv/sample_us
+		read -r aggr < $iv/aggr_us
 		read -r nt < $d/stats/nr_tried
 		read -r st < $d/stats/sz_tried
 		read -r na < $d/stats/nr_applied
 		read -r sa < $d/stats/sz_applied
-		printf '%s damos %-12s tried %5d regions %8d KiB, applied %5d regions %6d KiB\n' \
-			"$1" $action $nt $((st / 1024)) $na $((sa / 1024))
+		printf '%s damos %-12s goal %s %d, current %d; quota %d KiB/s; sample %d us, aggr %d us\n' \
+			"$1" $action $metric $target $cur $((esz / 1024)) $sample $aggr
+		printf '%s       %-12s tried %5d regions %8d KiB, applied %5d regions %6d KiB\n' \
+			"$1" "" $nt $((st / 1024)) $na $((sa / 1024))
 	done
 }
 
-# scheme DIR ACTION TARGET_NID NR_MIN NR_MAX AGE_MIN APPLY_US START END YOUNG:
-# set up the scheme at DIR, acting on all regions but those in [START, END),
-# on pages that are young (YOUNG=N: exclude the not young) or not (Y).
-scheme()
+# kdamond I NID ACTION TARGET_NID NR_MIN METRIC TARGET_VALUE ALLOW: kdamond I
+# monitors node NID and runs ACTION to TARGET_NID on regions with at least
+# NR_MIN accesses (none if 0), within a quota tuned toward METRIC of node0 at
+# TARGET_VALUE, on young pages (ALLOW=Y, an allow filter) or on the others
+# (N, a reject filter).
+kdamond()
 {
-	w $2 $1/action
-	w $3 $1/target_nid
-	w $7 $1/apply_interval_us
-	w 0 $1/access_pattern/sz/min
-	w $ULONG_MAX $1/access_pattern/sz/max
-	w $4 $1/access_pattern/nr_accesses/min
-	w $5 $1/access_pattern/nr_accesses/max
-	w $6 $1/access_pattern/age/min
-	w $UINT_MAX $1/access_pattern/age/max
-	w 2 $1/filters/nr_filters
-	# A 6.12 filter excludes what it matches (matching Y) or what it does
-	# not (N).  Not N here: paddr re-checks every filter per folio and
-	# takes an addr filter as "not matched", so addr + N excludes all.
-	w addr $1/filters/0/type
-	w $8 $1/filters/0/addr_start
-	w $9 $1/filters/0/addr_end
-	w Y $1/filters/0/matching
-	# Both schemes are applied in one pass with the same region stats, and
-	# the pages one moves land in freed space whose region stats describe
-	# the pages that were there: without a per-page check, migrate_hot
-	# sends freshly demoted cold pages straight back, and vice versa.
-	w young $1/filters/1/type
-	w ${10} $1/filters/1/matching
+	local ctx=$ADMIN/kdamonds/$1/contexts/0 start end i=0 ranges nr_max=$UINT_MAX
+	local iv=$ADMIN/kdamonds/$1/contexts/0/monitoring_attrs/intervals
+	local s=$ADMIN/kdamonds/$1/contexts/0/schemes/0
+
+	ranges=$(node_ranges $2)
+	[ -n "$ranges" ] || die "no memory blocks for node$2"
+	w 1 $ADMIN/kdamonds/$1/contexts/nr_contexts
+	w paddr $ctx/operations
+	w 400 $iv/intervals_goal/access_bp
+	w 3 $iv/intervals_goal/aggrs
+	w 5000 $iv/intervals_goal/min_sample_us
+	w 10000000 $iv/intervals_goal/max_sample_us
+	w 1 $ctx/targets/nr_targets
+	w "$(echo "$ranges" | wc -l)" $ctx/targets/0/regions/nr_regions
+	while read -r start end; do
+		printf 'demo: kdamond %d: node%d region [%#x, %#x)\n' $1 $2 $start $end
+		w $start $ctx/targets/0/regions/$i/start
+		w $end $ctx/targets/0/regions/$i/end
+		i=$((i + 1))
+	done <<< "$ranges"
+	w 1 $ctx/schemes/nr_schemes
+	w $3 $s/action
+	w $4 $s/target_nid
+	w 1000000 $s/apply_interval_us
+	w 0 $s/access_pattern/sz/min
+	w $ULONG_MAX $s/access_pattern/sz/max
+	[ $5 = 0 ] && nr_max=0
+	w $nr_max $s/access_pattern/nr_accesses/max
+	w $5 $s/access_pattern/nr_accesses/min
+	w 0 $s/access_pattern/age/min
+	w $UINT_MAX $s/access_pattern/age/max
+	w 1000 $s/quotas/reset_interval_ms
+	w $QUOTA_B $s/quotas/bytes
+	w 1 $s/quotas/goals/nr_goals
+	w $6 $s/quotas/goals/0/target_metric
+	w $7 $s/quotas/goals/0/target_value
+	w $FAST $s/quotas/goals/0/nid
+	w 1 $s/filters/nr_filters
+	w young $s/filters/0/type
+	w Y $s/filters/0/matching
+	w $8 $s/filters/0/allow
 }
 
 damon_setup()
 {
-	local ranges fast slow start end i=0
+	local i
 
-	fast=$(node_ranges $FAST)
-	slow=$(node_ranges $SLOW)
-	[ -n "$fast" ] && [ -n "$slow" ] || die "no memory blocks for node$FAST or node$SLOW"
-	ranges=$(printf '%s\n%s\n' "$fast" "$slow" | sort -n)
-
-	w 1 $ADMIN/kdamonds/nr_kdamonds
-	w 1 $KD/contexts/nr_contexts
-	w paddr $CTX/operations
-	w $SAMPLE_US $CTX/monitoring_attrs/intervals/sample_us
-	w $AGGR_US $CTX/monitoring_attrs/intervals/aggr_us
-	w $UPDATE_US $CTX/monitoring_attrs/intervals/update_us
-	w 1 $CTX/targets/nr_targets
-	w "$(echo "$ranges" | wc -l)" $CTX/targets/0/regions/nr_regions
-	while read -r start end; do
-		printf 'demo: region %d: [%#x, %#x)\n' $i $start $end
-		w $start $CTX/targets/0/regions/$i/start
-		w $end $CTX/targets/0/regions/$i/end
-		i=$((i + 1))
-	done <<< "$ranges"
-
-	w 2 $CTX/schemes/nr_schemes
-	# each scheme excludes the other node's span (its first range's start
-	# to its last range's end)
-	scheme $CTX/schemes/0 migrate_cold $SLOW 0 0 $((COLD_AGE_MS * 1000 / AGGR_US)) \
-		$COLD_APPLY_US ${slow%% *} ${slow##* } Y
-	scheme $CTX/schemes/1 migrate_hot $FAST 1 $UINT_MAX 0 \
-		0 ${fast%% *} ${fast##* } N
-	w on $KD/state
-	[ "$(cat $KD/state)" = on ] || die "kdamond did not start"
+	w 2 $ADMIN/kdamonds/nr_kdamonds
+	kdamond 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $GOAL_FREE_BP N
+	kdamond 1 $SLOW migrate_hot $FAST 1 node_mem_used_bp $GOAL_USED_BP Y
+	for i in 0 1; do
+		w on $ADMIN/kdamonds/$i/state
+		[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || die "kdamond $i did not start"
+	done
 }
 
 cleanup()
 {
-	[ -e $KD/state ] && echo off > $KD/state 2>/dev/null
+	local i
+
+	for i in 0 1; do
+		[ -e $ADMIN/kdamonds/$i/state ] &&
+			echo off > $ADMIN/kdamonds/$i/state 2>/dev/null
+	done
 	[ -n "${wpid:-}" ] && kill $wpid 2>/dev/null && wait $wpid 2>/dev/null
 }
 trap cleanup EXIT
@@ -214,10 +266,23 @@ echo "demo: $(uname -r); tiers: $(for t in /sys/devices/virtual/memory_tiering/m
 # NUMA balancing would move pages too: keep it off so that DAMOS alone does
 echo 0 > /proc/sys/kernel/numa_balancing
 
+damon_setup
+start=$SECONDS
+echo "demo: kdamonds $(cat $ADMIN/kdamonds/0/pid) $(cat $ADMIN/kdamonds/1/pid) on;" \
+	"mainline's self-tuning recipe: nothing picked for this machine"
+show_node0 "demo:"
+
+# the cold set takes node0's free memory but FAST_FREE_MIB
+read -r -d '' meminfo < /sys/devices/system/node/node$FAST/meminfo
+while read -r _ _ k v _; do
+	[ "$k" = MemFree: ] && COLD_MIB=$((v / 1024 - FAST_FREE_MIB))
+done <<< "$meminfo"
+[ "${COLD_MIB:-0}" -gt 0 ] || die "node$FAST has less than $FAST_FREE_MIB MiB free"
+echo "demo: workload: hot set $HOT_MIB MiB on node$SLOW, cold set $COLD_MIB MiB on node$FAST"
 rm -f $STATUS
 "$WORKLOAD" $HOT_MIB $SLOW $COLD_MIB $FAST $STATUS &
 wpid=$!
-for i in $(seq 300); do
+for i in $(seq 1200); do
 	[ -s $STATUS ] && break
 	kill -0 $wpid 2>/dev/null || die "workload died"
 	sleep 0.1
@@ -234,29 +299,33 @@ init_cold_slow=${P[cold.node$SLOW]}
 echo "$init_hot"
 echo "$init_cold"
 
-damon_setup
-start=$SECONDS
-echo "demo: kdamond $(cat $KD/pid) on; sample ${SAMPLE_US}us aggr ${AGGR_US}us;" \
-	"cold: 0 accesses for ${COLD_AGE_MS}ms, hot: >= 1 access"
-
 while :; do
 	sleep $PERIOD_S
-	w update_schemes_stats $KD/state
+	update 0
+	update 1
 	snapshot
 	t=$(printf '[%3ds]' $((SECONDS - start)))
 	show_set "$t" hot
 	show_set "$t" cold
-	show_vmstat "$t"
+	show_node0 "$t"
 	show_schemes "$t"
+	show_vmstat "$t"
 	if moved; then
-		echo "demo: both sets moved after $((SECONDS - start))s"
+		echo "demo: hot set on node$FAST after $((SECONDS - start))s of DAMON"
 		break
 	fi
 	[ $((SECONDS - start)) -ge $MAX_S ] && break
 done
 
-w update_schemes_stats $KD/state
-w off $KD/state
+# the placement first, then the stats: whatever moved by then is counted
+snapshot
+last_hot_fast=${P[hot.node$FAST]}
+last_cold_slow=${P[cold.node$SLOW]}
+update 0
+update 1
+for i in 0 1; do
+	w off $ADMIN/kdamonds/$i/state
+done
 echo
 echo "=== summary ($((SECONDS - start))s of DAMON) ==="
 sleep 2		# a report made with DAMON off
@@ -265,19 +334,21 @@ echo "$init_hot"
 show_set "final  " hot
 echo "$init_cold"
 show_set "final  " cold
-read -r sz_cold < $CTX/schemes/0/stats/sz_applied
-read -r sz_hot < $CTX/schemes/1/stats/sz_applied
+read -r sz_cold < $ADMIN/kdamonds/0/contexts/0/schemes/0/stats/sz_applied
+read -r sz_hot < $ADMIN/kdamonds/1/contexts/0/schemes/0/stats/sz_applied
 cold_applied=$((sz_cold / PAGE_SIZE))
 hot_applied=$((sz_hot / PAGE_SIZE))
-cold_moved=$((${P[cold.node$SLOW]} - init_cold_slow))
-hot_moved=$((${P[hot.node$FAST]} - init_hot_fast))
+cold_moved=$((last_cold_slow - init_cold_slow))
+hot_moved=$((last_hot_fast - init_hot_fast))
 echo "cold set node$FAST->node$SLOW: $cold_moved pages;" \
 	"DAMOS migrate_cold applied to $cold_applied pages"
 echo "hot set  node$SLOW->node$FAST: $hot_moved pages;" \
 	"DAMOS migrate_hot  applied to $hot_applied pages"
 show_vmstat "since start,"
+show_node0 "final:"
 echo "(pgmigrate_success counts both directions; migrate_cold also moves" \
-	"other idle pages of node$FAST, e.g. page cache)"
+	"other idle pages of node$FAST, e.g. page cache; it demotes only" \
+	"what node$FAST needs to stay 0.5% free, so most of the cold set stays)"
 
 pct hot $FAST
 hot_pct=$REPLY
@@ -291,5 +362,5 @@ if moved; then
 	echo "PASS: hot set ${hot_pct}% on node$FAST, cold set ${cold_pct}% on node$SLOW"
 	exit 0
 fi
-echo "FAIL: hot set ${hot_pct}% on node$FAST, cold set ${cold_pct}% on node$SLOW (want >= ${PASS_PCT}%)"
+echo "FAIL: hot set ${hot_pct}% on node$FAST (want >= ${PASS_PCT}%), cold set ${cold_pct}% on node$SLOW"
 exit 1

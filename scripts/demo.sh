@@ -13,7 +13,7 @@ mkdir -p "$LABDIR" || exit 1
 gcc -O2 -Wall -o "$OUT/demo-hotcold" "$REPO/scripts/demo-hotcold.c" || exit 1
 
 rm -f "$LABDIR/out.log"
-LAB_QUIET=1 "$REPO/scripts/lab.sh" -t 400 -d "$LABDIR" \
+LAB_QUIET=1 "$REPO/scripts/lab.sh" -t 600 -d "$LABDIR" \
 	"$(printf 'bash %q %q' "$REPO/scripts/demo-guest.sh" "$OUT/demo-hotcold")" &
 lab=$!
 tail -n +1 -F --pid=$lab "$LABDIR/out.log" 2>/dev/null &

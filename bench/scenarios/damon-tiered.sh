@@ -22,6 +22,9 @@
 #   none   no tiering: DAMON off (NUMA balancing and demotion are always off)
 #   early  DAMON tiered, on before step 1 (the seed's order)
 #   lazy   DAMON tiered, on LAZY_S seconds after the workload started
+#   goals  DAMON tiered by mainline's self-tuning recipe (6.16's sample),
+#          on before step 1: nothing hand-picked for this machine, see
+#          damon_goals_on()
 # DAMON tiered is the seed's (HMSDK's) layout: one kdamond per node, paddr,
 #   kdamond 0 monitors node0 and runs migrate_cold to node2 on regions with
 #     no access for COLD_AGE_MS,
@@ -63,6 +66,10 @@ LAZY_S=${LAZY_S:-20}
 FAST=0 SLOW=2
 SAMPLE_US=${SAMPLE_US:-20000} AGGR_US=${AGGR_US:-400000} UPDATE_US=${UPDATE_US:-2000000}
 COLD_AGE_MS=${COLD_AGE_MS:-4000} COLD_APPLY_US=${COLD_APPLY_US:-1000000}
+# goals mode: mainline's recipe, default intervals for the tuning to start from
+GOAL_USED_BP=${GOAL_USED_BP:-9970} GOAL_FREE_BP=${GOAL_FREE_BP:-50} GOAL_QUOTA_B=$((200 << 20))
+GOALS_CSV=$OUTDIR/damon-goals.csv
+sampler_pid=
 ADMIN=/sys/kernel/mm/damon/admin
 ULONG_MAX=18446744073709551615
 UINT_MAX=4294967295
@@ -161,6 +168,154 @@ kdamond()
 	w "$9" "$s/filters/0/matching"
 }
 
+# kdamond_goals IDX NID ACTION TARGET_NID NR_MIN METRIC TARGET_VALUE ALLOW:
+# kdamond IDX monitors node NID with the default intervals, auto-tuned
+# toward 4% of the possible accesses seen in 3 aggregations (sampling 5 ms
+# to 10 s), and runs ACTION to TARGET_NID once a second on regions with at
+# least NR_MIN accesses (and at most NR_MIN if it is 0), any age, within a
+# 200 MiB/s quota tuned toward METRIC of node FAST at TARGET_VALUE, on the
+# young pages (ALLOW=Y: an allow filter) or on the others (N: reject).
+kdamond_goals()
+{
+	local kd=$ADMIN/kdamonds/$1 start end i=0 ranges nr_max=$UINT_MAX
+	local ctx=$ADMIN/kdamonds/$1/contexts/0
+	local s=$ctx/schemes/0 iv=$ADMIN/kdamonds/$1/contexts/0/monitoring_attrs/intervals
+
+	ranges=$(node_ranges "$2")
+	[ -n "$ranges" ] || die "no memory blocks for node$2"
+	w 1 "$kd/contexts/nr_contexts"
+	w paddr "$ctx/operations"
+	w 5000 "$iv/sample_us"
+	w 100000 "$iv/aggr_us"
+	w 400 "$iv/intervals_goal/access_bp"
+	w 3 "$iv/intervals_goal/aggrs"
+	w 5000 "$iv/intervals_goal/min_sample_us"
+	w 10000000 "$iv/intervals_goal/max_sample_us"
+	w 1 "$ctx/targets/nr_targets"
+	w "$(echo "$ranges" | wc -l)" "$ctx/targets/0/regions/nr_regions"
+	while read -r start end; do
+		w "$start" "$ctx/targets/0/regions/$i/start"
+		w "$end" "$ctx/targets/0/regions/$i/end"
+		i=$((i + 1))
+	done <<< "$ranges"
+	w 1 "$ctx/schemes/nr_schemes"
+	w "$3" "$s/action"
+	w "$4" "$s/target_nid"
+	w 1000000 "$s/apply_interval_us"
+	w 0 "$s/access_pattern/sz/min"
+	w $ULONG_MAX "$s/access_pattern/sz/max"
+	[ "$5" = 0 ] && nr_max=0
+	w "$nr_max" "$s/access_pattern/nr_accesses/max"
+	w "$5" "$s/access_pattern/nr_accesses/min"
+	w 0 "$s/access_pattern/age/min"
+	w $UINT_MAX "$s/access_pattern/age/max"
+	w 1000 "$s/quotas/reset_interval_ms"
+	w $GOAL_QUOTA_B "$s/quotas/bytes"
+	w 1 "$s/quotas/goals/nr_goals"
+	w "$6" "$s/quotas/goals/0/target_metric"
+	w "$7" "$s/quotas/goals/0/target_value"
+	w $FAST "$s/quotas/goals/0/nid"
+	w 1 "$s/filters/nr_filters"
+	w young "$s/filters/0/type"
+	w Y "$s/filters/0/matching"
+	w "$8" "$s/filters/0/allow"
+}
+
+# sample_goals: every 2 s until killed, a line of GOALS_CSV: node0's use,
+# the goals' current values, the effective quotas and the tuned intervals.
+sample_goals()
+{
+	local t0 used total free k sz cur aggr line
+
+	uptime_cs
+	t0=$REPLY
+	while :; do
+		for k in 0 1; do
+			echo update_schemes_effective_quotas > $ADMIN/kdamonds/$k/state
+			echo update_tuned_intervals > $ADMIN/kdamonds/$k/state
+		done 2>/dev/null
+		uptime_cs
+		line="$mode,$(cs2s $((REPLY - t0)))"
+		read -r total free <<< "$(awk '$3 == "MemTotal:" { t = $4 }
+			$3 == "MemFree:" { f = $4 } END { print t, f }' \
+			/sys/devices/system/node/node$FAST/meminfo)"
+		used=$(((total - free) * 10000 / total))
+		line+=",$used"
+		for k in 1 0; do
+			read -r cur < $ADMIN/kdamonds/$k/contexts/0/schemes/0/quotas/goals/0/current_value
+			read -r sz < $ADMIN/kdamonds/$k/contexts/0/schemes/0/quotas/effective_bytes
+			read -r sample < $ADMIN/kdamonds/$k/contexts/0/monitoring_attrs/intervals/sample_us
+			read -r aggr < $ADMIN/kdamonds/$k/contexts/0/monitoring_attrs/intervals/aggr_us
+			line+=",$cur,$sz,$sample,$aggr"
+		done
+		echo "$line" >> "$GOALS_CSV"
+		sleep 2
+	done
+}
+
+# damon_goals_on: mainline's self-tuning tiering recipe (the sample of the
+# node_mem_{used,free}_bp goals, 6.16), one kdamond per node:
+#   kdamond 0 monitors node0: migrate_cold to node2 on regions with no
+#     access, quota tuned toward node0 0.5% free, reject-young filter;
+#   kdamond 1 monitors node2: migrate_hot to node0 on regions with at least
+#     5% of the possible accesses (1 of the 20 samples of an aggregation),
+#     quota tuned toward node0 99.7% used, allow-young filter.
+# No age, no intervals for this machine: those the tuning finds.
+damon_goals_on()
+{
+	local i wm
+
+	# node0's watermarks, summed over its zones, in bp of its memory: a
+	# migration allocates without reclaim, so it fails below "low"
+	wm=$(awk -v n=$FAST '$1 == "Node" { on = ($2 == n "," ) }
+		on && $1 == "min" { mn += $2 } on && $1 == "low" { lo += $2 }
+		on && $1 == "high" { hi += $2 } on && $1 == "managed" { m += $2 }
+		END { printf "min %d low %d high %d pages: %.2f%% %.2f%% %.2f%% of %d", \
+			mn, lo, hi, mn * 100 / m, lo * 100 / m, hi * 100 / m, m }' /proc/zoneinfo)
+	echo "bench: $mode: node$FAST watermarks $wm managed pages;" \
+		"goals: used $GOAL_USED_BP bp, free $GOAL_FREE_BP bp"
+
+	w 2 $ADMIN/kdamonds/nr_kdamonds
+	kdamond_goals 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $GOAL_FREE_BP N
+	kdamond_goals 1 $SLOW migrate_hot $FAST 1 node_mem_used_bp $GOAL_USED_BP Y
+	for i in 0 1; do
+		w on $ADMIN/kdamonds/$i/state
+	done
+	uptime_cs
+	damon_start=$REPLY
+	echo "bench: $mode: DAMON on (self-tuning): kdamond pids" \
+		"$(cat $ADMIN/kdamonds/0/pid) $(cat $ADMIN/kdamonds/1/pid)"
+	sample_goals &
+	sampler_pid=$!
+}
+
+# goals_summary: node0's use against the goal over the last GOALS_TAIL_S
+# seconds of the goals mode, from GOALS_CSV
+goals_summary()
+{
+	local r
+
+	r=$(awk -F, -v goal=$GOAL_USED_BP -v tail=${GOALS_TAIL_S:-120} '
+		$1 == "goals" { t[n] = $2; u[n] = $3; n++ }
+		END {
+			if (!n) exit
+			last = t[n - 1]
+			for (i = 0; i < n; i++) {
+				if (t[i] < last - tail) continue
+				d = u[i] - goal; if (d < 0) d = -d
+				if (d > maxd) maxd = d
+				sum += u[i]; k++
+				if (d <= 50) in_band++
+			}
+			printf "%.2f %.2f %d", sum / k / 100, maxd / 100, in_band * 100 / k
+		}' "$GOALS_CSV")
+	[ -n "$r" ] || return
+	set -- $r
+	result node0_used_mean_pct "$1"
+	result node0_used_maxdev_pp "$2"
+	result node0_used_within_0.5pp_pct "$3"
+}
+
 damon_on()
 {
 	local i
@@ -195,6 +350,11 @@ damon_off()
 	done
 	uptime_cs
 	damon_cs=$((REPLY - damon_start))
+	if [ -n "$sampler_pid" ]; then
+		kill "$sampler_pid" 2>/dev/null
+		wait "$sampler_pid" 2>/dev/null
+		sampler_pid=
+	fi
 	for i in 0 1; do
 		w off $ADMIN/kdamonds/$i/state
 	done
@@ -218,6 +378,7 @@ cleanup()
 
 	[ -n "$hot_pid" ] && kill "$hot_pid" 2>/dev/null
 	[ -n "$cold_pid" ] && kill "$cold_pid" 2>/dev/null
+	[ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
 	for i in 0 1; do
 		[ -e $ADMIN/kdamonds/$i/state ] &&
 			echo off > $ADMIN/kdamonds/$i/state 2>/dev/null
@@ -243,6 +404,9 @@ run()
 
 	if [ "$mode" = early ]; then
 		damon_on
+		damon=1
+	elif [ "$mode" = goals ]; then
+		damon_goals_on
 		damon=1
 	fi
 	cold_mib=$(($(node0_free_mib) - HOT_FAST_MIB))
@@ -285,6 +449,7 @@ run()
 		result kdamond_cpu_s "$(cs2s $kdamond_cs)"
 		result damon_s "$(cs2s $damon_cs)"
 		result kdamond_cpu_pct $((kdamond_cs * 100 / damon_cs))
+		[ "$mode" = goals ] && goals_summary
 	else
 		result kdamond_cpu_s 0
 	fi
@@ -339,6 +504,13 @@ summary()
 			${R[$m.damon_migrate_fail]:--} ${R[$m.damon_migrate_hot]:--} \
 			${R[$m.damon_migrate_cold]:--} ${R[$m.pingpong_pages]:--}
 	done
+	if [ -n "${R[goals.node0_used_mean_pct]:-}" ]; then
+		echo "bench: goals: node0 used ${R[goals.node0_used_mean_pct]}% on average" \
+			"(goal $((GOAL_USED_BP / 100)).$((GOAL_USED_BP % 100))%)," \
+			"at most ${R[goals.node0_used_maxdev_pp]} pp off," \
+			"${R[goals.node0_used_within_0.5pp_pct]}% of samples within 0.5 pp," \
+			"over the last ${GOALS_TAIL_S:-120} s"
+	fi
 	for m in $MODES; do
 		[ "$m" = none ] && continue
 		echo "bench: $m: kdamond CPU ${R[$m.kdamond_cpu_s]:--} s over ${R[$m.damon_s]:--} s" \
@@ -360,6 +532,7 @@ echo 0 > /proc/sys/kernel/numa_balancing
 echo 0 > /sys/kernel/mm/numa/demotion_enabled
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
 echo "mode,t_s,damon,node0,node1,node2,other,node0_pct" > "$CSV"
+echo "mode,t_s,node0_used_bp,hot_goal_cur,hot_esz,hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz,cold_sample_us,cold_aggr_us" > "$GOALS_CSV"
 echo "bench: hot set $HOT_MIB MiB; node$FAST left with $HOT_FAST_MIB MiB free;" \
 	"runs ${RUN_NONE_S}s (none), ${RUN_S}s (early, lazy); lazy: DAMON on at ${LAZY_S}s"
 echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}us;" \
@@ -367,7 +540,7 @@ echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}u
 
 for m in $MODES; do
 	case $m in
-	none | early | lazy) run $m ;;
+	none | early | lazy | goals) run $m ;;
 	*) die "unknown mode $m" ;;
 	esac
 done

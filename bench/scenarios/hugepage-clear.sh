@@ -8,8 +8,7 @@
 # 6.12 clears a huge page 4 KiB at a time with a cond_resched() before each
 # 4 KiB; the series (mm/folio_zero.c) clears contiguous chunks with a
 # rescheduling point between chunks: under preempt=none/voluntary fixed
-# 1 MiB chunks (4 MiB for clear_pages_nocache() on 1 GiB pages), under
-# preempt=full 32 MiB.  Under preempt=voluntary a chunk is a stretch in
+# 1 MiB chunks, under preempt=full 32 MiB.  Under preempt=voluntary a chunk is a stretch in
 # which no other task gets the CPU, so a real-time task that wakes up on
 # that CPU waits for the chunk to end.  This measures both sides:
 #

@@ -7,8 +7,9 @@
  * migration batch here, once: the layer charges the per-node vmstat items
  * (summed in /proc/vmstat) and emits the tiering:tiering_migrate tracepoint.
  * Reclaim demotion keeps charging its pgdemote_* items itself, which tell
- * kswapd, direct reclaim and khugepaged apart; the layer traces its batches.  NUMA-balancing promotion
- * also reports each candidate's decision (tiering:tiering_promote_decision).
+ * kswapd, direct reclaim and khugepaged apart; the layer traces its batches.
+ * NUMA-balancing promotion also reports each candidate's decision
+ * (tiering:tiering_promote_decision).
  */
 #ifndef _LINUX_TIERING_STAT_H
 #define _LINUX_TIERING_STAT_H

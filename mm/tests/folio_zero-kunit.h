@@ -68,15 +68,10 @@ static void folio_zero_test_chunk_bound(struct kunit *test)
 {
 	bool full = preempt_model_full() || preempt_model_rt();
 
-	KUNIT_EXPECT_EQ(test, folio_zero_chunk_pages(false),
+	KUNIT_EXPECT_EQ(test, folio_zero_chunk_pages(),
 			full ? FOLIO_ZERO_CHUNK_PAGES_FULL :
 			       FOLIO_ZERO_CHUNK_PAGES);
-	KUNIT_EXPECT_EQ(test, folio_zero_chunk_pages(true),
-			full ? FOLIO_ZERO_CHUNK_PAGES_FULL :
-			       FOLIO_ZERO_CHUNK_PAGES_NOCACHE);
-	KUNIT_EXPECT_GE(test, folio_zero_chunk_pages(false),
-			FOLIO_ZERO_WINDOW_PAGES);
-	KUNIT_EXPECT_GE(test, folio_zero_chunk_pages(true),
+	KUNIT_EXPECT_GE(test, folio_zero_chunk_pages(),
 			FOLIO_ZERO_WINDOW_PAGES);
 }
 

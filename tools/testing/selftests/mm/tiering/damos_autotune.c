@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DAMON tiering that tunes itself: allow filters, monitoring intervals
+ * auto-tuning and node-memory quota goals, with mainline's sysfs files.
+ *
+ * Every new file exists under its mainline name, bad input is rejected with
+ * EINVAL and changes nothing, migrate_hot with an allow-young filter moves
+ * only the pages that were accessed, a node_mem_used_bp goal raises the
+ * effective quota while node0 is under it and lowers it when above, and the
+ * tuned intervals stay within their limits and are read back with
+ * update_tuned_intervals.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "tiering_util.h"
+
+#define SET_SIZE	(16UL << 20)
+#define SET_PAGES	(SET_SIZE / 4096)
+#define FAST_NODE	0
+#define SLOW_NODE	2
+#define KD		DAMON_ADMIN "/kdamonds/0"
+#define CTX		KD "/contexts/0"
+#define INTERVALS	CTX "/monitoring_attrs/intervals"
+#define IGOAL		INTERVALS "/intervals_goal"
+#define SCHEME		CTX "/schemes/0"
+#define FILTER		SCHEME "/filters/0"
+#define QGOAL		SCHEME "/quotas/goals/0"
+
+/* what a file reads, without the newline */
+static char *read_str(const char *path, char *buf, size_t len)
+{
+	if (read_file(path, buf, len) < 0)
+		return NULL;
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* node's used memory in bp, from its meminfo, as DAMON computes it */
+static long node_used_bp(int nid)
+{
+	char path[96], line[256];
+	long total = -1, free_kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		long kb;
+
+		if (sscanf(line, "Node %*d MemTotal: %ld kB", &kb) == 1)
+			total = kb;
+		else if (sscanf(line, "Node %*d MemFree: %ld kB", &kb) == 1)
+			free_kb = kb;
+	}
+	fclose(f);
+	if (total <= 0 || free_kb < 0)
+		return -1;
+	return (total - free_kb) * 10000 / total;
+}
+
+/*
+ * One kdamond, one paddr context on [start, end), one scheme with one
+ * filter and one quota goal directory, not started.
+ */
+static int setup(const char *action, int target_nid, unsigned long start,
+		 unsigned long end)
+{
+	int err;
+
+	err = write_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", "1");
+	err = err ? err : write_file(KD "/contexts/nr_contexts", "1");
+	err = err ? err : write_file(CTX "/operations", "paddr");
+	err = err ? err : write_file(INTERVALS "/sample_us", "5000");
+	err = err ? err : write_file(INTERVALS "/aggr_us", "100000");
+	err = err ? err : write_file(INTERVALS "/update_us", "1000000");
+	err = err ? err : write_file(CTX "/monitoring_attrs/nr_regions/max", "1000");
+	err = err ? err : write_file(CTX "/monitoring_attrs/nr_regions/min", "100");
+	err = err ? err : write_file(CTX "/targets/nr_targets", "1");
+	err = err ? err : write_file(CTX "/targets/0/regions/nr_regions", "1");
+	err = err ? err : write_file(CTX "/targets/0/regions/0/end", "%lu", end);
+	err = err ? err : write_file(CTX "/targets/0/regions/0/start", "%lu", start);
+	err = err ? err : write_file(CTX "/schemes/nr_schemes", "1");
+	err = err ? err : write_file(SCHEME "/action", "%s", action);
+	err = err ? err : write_file(SCHEME "/target_nid", "%d", target_nid);
+	err = err ? err : write_file(SCHEME "/access_pattern/sz/max", "%lu", end - start);
+	err = err ? err : write_file(SCHEME "/access_pattern/nr_accesses/max", "%u", 4000000000U);
+	err = err ? err : write_file(SCHEME "/access_pattern/age/max", "%u", 4000000000U);
+	err = err ? err : write_file(SCHEME "/filters/nr_filters", "1");
+	err = err ? err : write_file(SCHEME "/quotas/goals/nr_goals", "1");
+	return err;
+}
+
+static long scheme_esz(void)
+{
+	if (write_file(KD "/state", "update_schemes_effective_quotas"))
+		return -1;
+	return read_long(SCHEME "/quotas/effective_bytes");
+}
+
+FIXTURE(autotune) {
+	char *hot, *cold;
+	struct toucher t;
+	bool touching;
+	unsigned long start, end;
+};
+
+FIXTURE_SETUP(autotune)
+{
+	self->hot = NULL;
+	self->cold = NULL;
+	self->touching = false;
+	if (access(DAMON_ADMIN, F_OK))
+		SKIP(return, "no DAMON sysfs interface");
+	if (access("/sys/devices/system/node/node2", F_OK))
+		SKIP(return, "no node2: not the tiered lab");
+	ASSERT_EQ(read_long(DAMON_ADMIN "/kdamonds/nr_kdamonds"), 0);
+	ASSERT_EQ(node_phys_range(SLOW_NODE, &self->start, &self->end), 0);
+	ASSERT_EQ(setup("stat", -1, self->start, self->end), 0);
+	if (access(FILTER "/allow", F_OK) || access(QGOAL "/nid", F_OK) ||
+	    access(IGOAL, F_OK))
+		SKIP(return, "kernel without the DAMON self-tuning patches");
+}
+
+FIXTURE_TEARDOWN(autotune)
+{
+	if (self->touching)
+		toucher_stop(&self->t);
+	damon_stop();
+	if (self->hot)
+		munmap(self->hot, SET_SIZE);
+	if (self->cold)
+		munmap(self->cold, SET_SIZE);
+}
+
+TEST_F(autotune, files_have_mainline_names)
+{
+	static const char * const files[] = {
+		IGOAL "/access_bp", IGOAL "/aggrs", IGOAL "/min_sample_us",
+		IGOAL "/max_sample_us", FILTER "/allow", QGOAL "/nid",
+		QGOAL "/target_metric", QGOAL "/target_value",
+		QGOAL "/current_value",
+	};
+	static const char * const metrics[] = {
+		"user_input", "some_mem_psi_us", "node_mem_used_bp",
+		"node_mem_free_bp",
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		EXPECT_EQ(access(files[i], R_OK | W_OK), 0) {
+			TH_LOG("%s: %s", files[i], strerror(errno));
+		}
+	}
+	/* defaults: tuning off, a filter rejects, node 0 */
+	EXPECT_EQ(read_long(IGOAL "/aggrs"), 0);
+	EXPECT_STREQ(read_str(FILTER "/allow", buf, sizeof(buf)), "N");
+	EXPECT_EQ(read_long(QGOAL "/nid"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(metrics); i++) {
+		EXPECT_EQ(write_file(QGOAL "/target_metric", "%s", metrics[i]), 0);
+		EXPECT_STREQ(read_str(QGOAL "/target_metric", buf, sizeof(buf)),
+			     metrics[i]);
+	}
+	EXPECT_EQ(write_file(FILTER "/allow", "Y"), 0);
+	EXPECT_STREQ(read_str(FILTER "/allow", buf, sizeof(buf)), "Y");
+	EXPECT_EQ(write_file(QGOAL "/nid", "%d", SLOW_NODE), 0);
+	EXPECT_EQ(read_long(QGOAL "/nid"), SLOW_NODE);
+}
+
+/* every bad write fails with EINVAL and leaves @path reading @keep */
+static void expect_rejected(struct __test_metadata *_metadata,
+			    const char *path, const char * const *bad,
+			    size_t nr_bad, const char *keep)
+{
+	char buf[64];
+
+	for (size_t i = 0; i < nr_bad; i++) {
+		EXPECT_EQ(write_file(path, "%s", bad[i]), -EINVAL) {
+			TH_LOG("%s: '%s' not rejected with EINVAL", path, bad[i]);
+		}
+		EXPECT_STREQ(read_str(path, buf, sizeof(buf)), keep) {
+			TH_LOG("%s: '%s' changed the value", path, bad[i]);
+		}
+	}
+}
+
+TEST_F(autotune, bad_input_rejected)
+{
+	static const char * const bad_nid[] = {
+		"-1", "-2", "abc", "\n", "1 2", "2abc", "99999999999999999999",
+		"2147483648", "1024",
+		"",	/* replaced by the first node id that is not possible */
+	};
+	static const char * const bad_bool[] = {"maybe", "2", "\n", "-1"};
+	static const char * const bad_ul[] = {"abc", "-1", "1.5", "\n", "1 2"};
+	static const char * const bad_metric[] = {"node_mem_bogus", "\n", "bp"};
+	static const char * const goal_files[] = {
+		IGOAL "/access_bp", IGOAL "/aggrs", IGOAL "/min_sample_us",
+		IGOAL "/max_sample_us",
+	};
+	char possible[64], beyond[16];
+	bool nodes[MAX_NODES];
+	const char *nids[ARRAY_SIZE(bad_nid)];
+	long pid;
+
+	ASSERT_GT(read_file("/sys/devices/system/node/possible", possible,
+			    sizeof(possible)), 0);
+	snprintf(beyond, sizeof(beyond), "%d",
+		 parse_nodelist(possible, nodes, MAX_NODES));
+	for (size_t i = 0; i < ARRAY_SIZE(bad_nid); i++)
+		nids[i] = bad_nid[i][0] ? bad_nid[i] : beyond;
+
+	ASSERT_EQ(write_file(QGOAL "/nid", "1"), 0);
+	expect_rejected(_metadata, QGOAL "/nid", nids, ARRAY_SIZE(nids), "1");
+	ASSERT_EQ(write_file(FILTER "/allow", "Y"), 0);
+	expect_rejected(_metadata, FILTER "/allow", bad_bool,
+			ARRAY_SIZE(bad_bool), "Y");
+	ASSERT_EQ(write_file(QGOAL "/target_metric", "node_mem_free_bp"), 0);
+	expect_rejected(_metadata, QGOAL "/target_metric", bad_metric,
+			ARRAY_SIZE(bad_metric), "node_mem_free_bp");
+	for (size_t i = 0; i < ARRAY_SIZE(goal_files); i++) {
+		ASSERT_EQ(write_file(goal_files[i], "7"), 0);
+		expect_rejected(_metadata, goal_files[i], bad_ul,
+				ARRAY_SIZE(bad_ul), "7");
+	}
+
+	/* a goal whose sampling interval range is empty cannot start */
+	ASSERT_EQ(write_file(IGOAL "/access_bp", "400"), 0);
+	ASSERT_EQ(write_file(IGOAL "/aggrs", "3"), 0);
+	ASSERT_EQ(write_file(IGOAL "/min_sample_us", "10000"), 0);
+	ASSERT_EQ(write_file(IGOAL "/max_sample_us", "9000"), 0);
+	EXPECT_EQ(write_file(KD "/state", "on"), -EINVAL);
+	/* nor one that the sampling interval is outside of */
+	ASSERT_EQ(write_file(IGOAL "/max_sample_us", "20000"), 0);
+	EXPECT_EQ(write_file(KD "/state", "on"), -EINVAL);
+	EXPECT_EQ(read_long(KD "/pid"), -1);
+
+	/* a running kdamond rejects the same at commit, and keeps running */
+	ASSERT_EQ(write_file(IGOAL "/min_sample_us", "5000"), 0);
+	ASSERT_EQ(write_file(QGOAL "/target_metric", "node_mem_used_bp"), 0);
+	ASSERT_EQ(write_file(QGOAL "/target_value", "9970"), 0);
+	ASSERT_EQ(write_file(QGOAL "/nid", "%d", FAST_NODE), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	pid = read_long(KD "/pid");
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(write_file(IGOAL "/max_sample_us", "4000"), 0);
+	EXPECT_EQ(write_file(KD "/state", "commit"), -EINVAL);
+	EXPECT_EQ(read_long(KD "/pid"), pid);
+	ASSERT_EQ(write_file(IGOAL "/max_sample_us", "10000000"), 0);
+	EXPECT_EQ(write_file(KD "/state", "commit"), 0);
+	EXPECT_EQ(read_long(KD "/pid"), pid);
+}
+
+/*
+ * Two sets on node2: one a thread keeps writing, one nobody touches.
+ * migrate_hot to node0 on every region (no access threshold), with only an
+ * allow-young filter to tell them apart.
+ */
+TEST_F_TIMEOUT(autotune, migrate_hot_allow_young_moves_only_accessed, 300)
+{
+	long counts[MAX_NODES], hot_fast, cold_fast, tried;
+	char buf[16];
+
+	self->hot = alloc_on_node(SET_SIZE, SLOW_NODE);
+	self->cold = alloc_on_node(SET_SIZE, SLOW_NODE);
+	ASSERT_NE(self->hot, NULL);
+	ASSERT_NE(self->cold, NULL);
+	fill_pattern(self->cold, SET_SIZE, 3);
+
+	ASSERT_EQ(write_file(SCHEME "/action", "migrate_hot"), 0);
+	ASSERT_EQ(write_file(FILTER "/type", "young"), 0);
+	ASSERT_EQ(write_file(FILTER "/matching", "Y"), 0);
+	ASSERT_EQ(write_file(FILTER "/allow", "Y"), 0);
+	ASSERT_EQ(write_file(SCHEME "/quotas/goals/nr_goals", "0"), 0);
+	/*
+	 * A page is young until DAMON has checked it once.  First aim the
+	 * scheme at node2 itself: the filter checks (and ages) every page,
+	 * and nothing moves.
+	 */
+	ASSERT_EQ(write_file(SCHEME "/target_nid", "%d", SLOW_NODE), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	for (int s = 0; s < 60; s++) {
+		tried = damon_scheme_stat(0, "sz_tried");
+		if (tried >= 2 * (long)(self->end - self->start))
+			break;
+		sleep(1);
+	}
+	ASSERT_GE(tried, 2 * (long)(self->end - self->start));
+	count_pages_per_node(self->cold, SET_SIZE, counts);
+	ASSERT_EQ(counts[SLOW_NODE], SET_PAGES);
+
+	ASSERT_EQ(toucher_start(&self->t, self->hot, SET_SIZE), 0);
+	self->touching = true;
+	ASSERT_EQ(write_file(SCHEME "/target_nid", "%d", FAST_NODE), 0);
+	ASSERT_EQ(write_file(KD "/state", "commit"), 0);
+	ASSERT_STREQ(read_str(KD "/state", buf, sizeof(buf)), "on");
+
+	hot_fast = wait_for_pages_on_node(self->hot, SET_SIZE, FAST_NODE,
+					  SET_PAGES * 95 / 100, 180, counts);
+	/* the cold set had as long to move as the hot one needed */
+	count_pages_per_node(self->cold, SET_SIZE, counts);
+	cold_fast = counts[FAST_NODE];
+	TH_LOG("hot set on node0: %ld of %lu pages, cold set: %ld",
+	       hot_fast, SET_PAGES, cold_fast);
+	EXPECT_GE(hot_fast, SET_PAGES * 95 / 100);
+	/* a few cold pages may share a huge folio or be read by reclaim */
+	EXPECT_LE(cold_fast, SET_PAGES / 100);
+	EXPECT_TRUE(check_pattern(self->cold, SET_SIZE, 3));
+}
+
+/*
+ * A node_mem_used_bp goal on node0 for a stat scheme (which moves nothing):
+ * with the goal above node0's use the effective quota grows to the size
+ * quota, with it far below it falls to the minimum.
+ */
+TEST_F_TIMEOUT(autotune, node_mem_used_goal_tunes_quota, 200)
+{
+	long used, up = -1, down = -1, cur = -1, free_cur;
+
+	used = node_used_bp(FAST_NODE);
+	ASSERT_GT(used, 0);
+	ASSERT_EQ(write_file(SCHEME "/quotas/bytes", "%lu", 200UL << 20), 0);
+	ASSERT_EQ(write_file(SCHEME "/quotas/reset_interval_ms", "100"), 0);
+	ASSERT_EQ(write_file(SCHEME "/apply_interval_us", "100000"), 0);
+	ASSERT_EQ(write_file(QGOAL "/target_metric", "node_mem_used_bp"), 0);
+	ASSERT_EQ(write_file(QGOAL "/nid", "%d", FAST_NODE), 0);
+	/* under the goal: node0 is never 100% used */
+	ASSERT_EQ(write_file(QGOAL "/target_value", "10000"), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	for (int s = 0; s < 60; s++) {
+		up = scheme_esz();
+		if (up >= (100L << 20))
+			break;
+		sleep(1);
+	}
+	cur = read_long(QGOAL "/current_value");
+	used = node_used_bp(FAST_NODE);
+	TH_LOG("under the goal: effective_bytes %ld, current_value %ld, node0 used %ld bp",
+	       up, cur, used);
+	EXPECT_GE(up, 100L << 20);
+	EXPECT_LE(up, 200L << 20);
+	/* current_value is node0's use as last measured */
+	EXPECT_GT(cur, 0);
+	EXPECT_LT(labs(cur - used), 300);
+
+	/* far above the goal: down to the minimum */
+	ASSERT_EQ(write_file(QGOAL "/target_value", "%ld", used / 4 + 1), 0);
+	ASSERT_EQ(write_file(KD "/state", "commit_schemes_quota_goals"), 0);
+	for (int s = 0; s < 60; s++) {
+		down = scheme_esz();
+		if (down >= 0 && down < (1L << 20))
+			break;
+		sleep(1);
+	}
+	TH_LOG("above the goal: effective_bytes %ld", down);
+	EXPECT_GE(down, 0);
+	EXPECT_LT(down, 1L << 20);
+
+	/* the free metric measures the rest of the node */
+	ASSERT_EQ(write_file(QGOAL "/target_metric", "node_mem_free_bp"), 0);
+	ASSERT_EQ(write_file(KD "/state", "commit_schemes_quota_goals"), 0);
+	sleep(2);
+	ASSERT_GE(scheme_esz(), 0);
+	free_cur = read_long(QGOAL "/current_value");
+	used = node_used_bp(FAST_NODE);
+	TH_LOG("free: current_value %ld, node0 used %ld bp", free_cur, used);
+	EXPECT_LT(labs(free_cur + used - 10000), 300);
+}
+
+/*
+ * Intervals auto-tuning on node2, whose memory is mostly idle: the tuned
+ * intervals grow, up to max_sample_us, and keep 20 samples per aggregation.
+ */
+TEST_F_TIMEOUT(autotune, tuned_intervals_within_limits, 120)
+{
+	long sample = -1, aggr = -1;
+
+	ASSERT_EQ(write_file(IGOAL "/access_bp", "400"), 0);
+	ASSERT_EQ(write_file(IGOAL "/aggrs", "3"), 0);
+	ASSERT_EQ(write_file(IGOAL "/min_sample_us", "5000"), 0);
+	ASSERT_EQ(write_file(IGOAL "/max_sample_us", "20000"), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	for (int s = 0; s < 60; s++) {
+		sleep(1);
+		ASSERT_EQ(write_file(KD "/state", "update_tuned_intervals"), 0);
+		sample = read_long(INTERVALS "/sample_us");
+		aggr = read_long(INTERVALS "/aggr_us");
+		if (sample == 20000)
+			break;
+	}
+	TH_LOG("tuned: sample_us %ld, aggr_us %ld", sample, aggr);
+	EXPECT_EQ(sample, 20000);
+	EXPECT_EQ(aggr, sample * 20);
+	/* and it stays at the limit */
+	sleep(3);
+	ASSERT_EQ(write_file(KD "/state", "update_tuned_intervals"), 0);
+	EXPECT_EQ(read_long(INTERVALS "/sample_us"), 20000);
+	EXPECT_EQ(read_long(INTERVALS "/aggr_us"), 400000);
+}
+
+TEST_HARNESS_MAIN
