@@ -221,12 +221,10 @@ static int match(const char * const *list, int n, const char *s)
 /*
  * What writing @in (@len bytes) to a knob of @type does, and the value it
  * reads back as if accepted (@val), and the return value of the write if
- * accepted (@ret).  @strict: the documented contract of hot_threshold_faults
- * ("values that are not numbers are rejected"), not what
- * kstrtouint_from_user() does with input past its 34-byte buffer.
+ * accepted (@ret).
  */
 static enum verdict model(enum knob_type type, const char *in, size_t len,
-			  bool strict, char *val, size_t vlen, ssize_t *ret)
+			  char *val, size_t vlen, ssize_t *ret)
 {
 	static __thread char s[MAX_IN + 1];
 	size_t eff = len;
@@ -247,9 +245,9 @@ static enum verdict model(enum knob_type type, const char *in, size_t len,
 			return V_REJECT;
 		break;
 	case K_THRESH:
-		/* kstrtouint_from_user() reads 34 bytes at most */
-		if (!strict && eff > 34)
-			eff = 34;
+		/* the whole write is parsed, up to a page */
+		if (len >= (size_t)page_size)
+			return V_REJECT;
 		break;
 	}
 	*ret = type == K_THRESH || type == K_MODE ? (ssize_t)len : (ssize_t)eff;
@@ -458,7 +456,6 @@ static void hexdump(char *out, size_t n, const char *in, size_t len)
 struct knob {
 	const char *path;
 	enum knob_type type;
-	bool strict;
 	char cur[64];		/* the value read back last */
 	long writes, accepted, rejected, bad;
 };
@@ -523,7 +520,7 @@ static bool knob_write(struct __test_metadata *_metadata, struct knob *k,
 	int err, werr;
 	bool ok;
 
-	v = model(k->type, in, len, k->strict, val, sizeof(val), &want_ret);
+	v = model(k->type, in, len, val, sizeof(val), &want_ret);
 	if (k->type == K_STATE && v != V_REJECT)
 		return true;	/* a real command: not in this test */
 	ret = knob_pwrite(k, in, len);
@@ -787,8 +784,9 @@ TEST_F_TIMEOUT(knobs, hot_threshold_faults, 1800)
 }
 
 /*
- * The documented contract, for inputs longer than kstrtouint_from_user()'s
- * buffer: text that is not a number is rejected, wherever the junk starts.
+ * The documented contract, for inputs longer than a number needs: the whole
+ * write is parsed, so text that is not a number is rejected wherever the
+ * junk starts, and leading zeros do not push a number out of the buffer.
  */
 TEST_F_TIMEOUT(knobs, hot_threshold_faults_long_input, 300)
 {
@@ -806,7 +804,6 @@ TEST_F_TIMEOUT(knobs, hot_threshold_faults_long_input, 300)
 	th_max = find_th_max();
 	ASSERT_EQ(write_file(TH_FAULTS, "7"), 0);
 	ASSERT_EQ(knob_open(&k, TH_FAULTS, K_THRESH), 0);
-	k.strict = true;
 	for (size_t i = 0; i < ARRAY_SIZE(in); i++)
 		EXPECT_TRUE(knob_write(_metadata, &k, in[i], strlen(in[i])));
 	EXPECT_EQ(k.bad, 0);
