@@ -145,10 +145,13 @@ srcarch() {
 	esac
 }
 
-# first_error LOG: the line that says why the build failed
+# first_error LOG SRC OBJ: the line that says why the build failed, its
+# path relative to the tree
 first_error() {
-	grep -m1 -E 'error:|warning:|requested, \.config has' "$1" ||
-		grep -m1 -F '***' "$1" || tail -n 1 "$1"
+	local rel
+	rel=$(realpath -m --relative-to="$3" "$2")
+	{ grep -m1 -E 'error:|warning:|requested, \.config has' "$1" ||
+		grep -m1 -F '***' "$1" || tail -n 1 "$1"; } | sed -e "s#^$2/##" -e "s#^$rel/##"
 }
 
 # diagnostics LOG SRC OBJ: the compiler's errors and warnings, one per
@@ -192,14 +195,14 @@ for name in "${NAMES[@]}"; do
 	if build "$SRC" "$obj" "$name"; then
 		t=$(($(date +%s) - t0))
 		if [ $ALL_BASE = 1 ] && ! { need_base && build "$BASE_SRC" "$bobj" "$name"; }; then
-			report "$name" pass "$t s; the base FAILS: $(first_error "$bobj/build.log")"
+			report "$name" pass "$t s; the base FAILS: $(first_error "$bobj/build.log" "$BASE_SRC" "$bobj")"
 		else
 			report "$name" pass "$t s"
 		fi
 		continue
 	fi
 	t=$(($(date +%s) - t0))
-	err=$(first_error "$obj/build.log")
+	err=$(first_error "$obj/build.log" "$SRC" "$obj")
 	# base-known: the base fails too, and every error of the series' build
 	# is one of the base's (a config that did not take is always a FAIL)
 	if ! grep -q 'requested, \.config has' "$obj/build.log" &&
