@@ -9,9 +9,10 @@
 #   make tree      assemble build/linux = base + series
 #   make kernel    configure and build build/obj/arch/x86/boot/bzImage
 #   make patches   export the series as git format-patch files in build/export/
+#   make matrix    build the series in other configs (configs/matrix/, i386, arm64) and per commit
 #   make clean     remove build/ (the ccache stays)
 
-.PHONY: run check shell bench deps tree kernel patches clean
+.PHONY: run check shell bench deps tree kernel patches matrix clean
 SHELL := /bin/bash
 
 run: kernel
@@ -37,6 +38,9 @@ kernel: tree
 
 patches: deps
 	scripts/export-series.sh
+
+matrix: deps
+	scripts/matrix.sh
 
 clean:
 	rm -rf build
