@@ -178,6 +178,12 @@ need_base() {
 	have_base=1
 }
 
+# cpu: CPU seconds (user + system) of this script's finished children so
+# far; with other builds on the machine, wall time says less than this
+cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ print int(($16 + $17) / hz) }' /proc/$$/stat
+}
+
 # report NAME STATUS DETAIL: the entry's line now, and its row in the summary
 declare -A STATUS DETAIL
 report() {
@@ -191,17 +197,17 @@ report() {
 fail=0 t_all=$(date +%s)
 for name in "${NAMES[@]}"; do
 	obj=$OUT/$name bobj=$OUT-base/$name
-	t0=$(date +%s)
+	t0=$(date +%s) c0=$(cpu)
 	if build "$SRC" "$obj" "$name"; then
-		t=$(($(date +%s) - t0))
+		t="$(($(date +%s) - t0)) s, cpu $(($(cpu) - c0)) s"
 		if [ $ALL_BASE = 1 ] && ! { need_base && build "$BASE_SRC" "$bobj" "$name"; }; then
-			report "$name" pass "$t s; the base FAILS: $(first_error "$bobj/build.log" "$BASE_SRC" "$bobj")"
+			report "$name" pass "$t; the base FAILS: $(first_error "$bobj/build.log" "$BASE_SRC" "$bobj")"
 		else
-			report "$name" pass "$t s"
+			report "$name" pass "$t"
 		fi
 		continue
 	fi
-	t=$(($(date +%s) - t0))
+	t="$(($(date +%s) - t0)) s, cpu $(($(cpu) - c0)) s"
 	err=$(first_error "$obj/build.log" "$SRC" "$obj")
 	# base-known: the base fails too, and every error of the series' build
 	# is one of the base's (a config that did not take is always a FAIL)
@@ -210,9 +216,9 @@ for name in "${NAMES[@]}"; do
 	   [ -n "$(diagnostics "$bobj/build.log" "$BASE_SRC" "$bobj")" ] &&
 	   [ -z "$(comm -23 <(diagnostics "$obj/build.log" "$SRC" "$obj") \
 			    <(diagnostics "$bobj/build.log" "$BASE_SRC" "$bobj"))" ]; then
-		report "$name" base-known "$err ($t s; the base fails alike: build/matrix-base/$name/build.log)"
+		report "$name" base-known "$err ($t; the base fails alike: build/matrix-base/$name/build.log)"
 	else
-		report "$name" FAIL "$err ($t s; build/matrix/$name/build.log)"
+		report "$name" FAIL "$err ($t; build/matrix/$name/build.log)"
 		fail=1
 	fi
 done
@@ -220,19 +226,19 @@ done
 # every commit of the exported series builds the lab kernel
 if [ $BISECT = 1 ]; then
 	NAMES+=(bisect)
-	t0=$(date +%s)
+	t0=$(date +%s) c0=$(cpu)
 	if "$REPO/scripts/export-series.sh" --build > "$OUT/bisect.log" 2>&1; then
-		report bisect pass "$(($(date +%s) - t0)) s"
+		report bisect pass "$(($(date +%s) - t0)) s, cpu $(($(cpu) - c0)) s"
 	else
 		err=$(grep -m1 -E '^export: \(d\) .*: FAILED' "$OUT/bisect.log" ||
 			grep -m1 -E '^export: .*(FAILED|failed)' "$OUT/bisect.log" ||
 			tail -n 1 "$OUT/bisect.log")
-		report bisect FAIL "${err#export: } ($(($(date +%s) - t0)) s; build/matrix/bisect.log)"
+		report bisect FAIL "${err#export: } ($(($(date +%s) - t0)) s, cpu $(($(cpu) - c0)) s; build/matrix/bisect.log)"
 		fail=1
 	fi
 fi
 
-echo "matrix: summary, $(($(date +%s) - t_all)) s (logs: build/matrix/NAME/build.log)"
+echo "matrix: summary, $(($(date +%s) - t_all)) s, cpu $(cpu) s (logs: build/matrix/NAME/build.log)"
 for name in "${NAMES[@]}"; do
 	printf 'matrix:   %-10s %-20s %s\n' "${STATUS[$name]}" "$name" "${DETAIL[$name]}"
 done
