@@ -2,32 +2,21 @@
 /*
  * Zero huge folios for user space in contiguous, preemptible chunks.
  *
- * 6.12 cleared a huge folio 4 KiB at a time with cond_resched() between
- * pages, converging on the faulting subpage so that its cache lines are hot
- * when the fault returns.  Here the folio is cleared in contiguous chunks
- * (one string operation per chunk where the architecture has clear_pages())
- * with a rescheduling point between chunks, and a small window around the
- * faulting subpage is cleared last:
+ * A huge folio is cleared in contiguous chunks (one string operation per
+ * chunk where the architecture has clear_pages()) with a rescheduling point
+ * between chunks, and a small window around the faulting subpage is cleared
+ * last, so that its cache lines are hot when the fault returns:
  *
  *   1. [window end, folio end) in chunks, from the far end towards the window;
  *   2. [folio start, window start) in chunks, towards the window;
  *   3. the window.
  *
  * Chunk size.  Under preempt=none and preempt=voluntary a chunk is a stretch
- * in which no other task can run on this CPU, so it is bounded to keep a
- * waiting task's wakeup latency within about 1 ms.  The bound comes from a
- * measurement the kernel makes at boot (late_initcall): it clears 64 MiB of
- * 2 MiB folios once, to have them faulted in on the host of a virtual
- * machine and to push them out of the caches, then times a second clear of
- * the first five, which the other 54 MiB have evicted since, and takes the
- * fastest.  That is the rate of a fault's clear, of memory not in the
- * cache (a cache-warm 2 MiB buffer clears up to three times faster: 60-99
- * vs 31-59 GB/s on an AMD EPYC host).  A chunk is the largest power-of-two
- * number of pages that clears within FOLIO_ZERO_BUDGET_NS (250 us) at that
- * rate, clamped to 64 KiB .. 32 MiB: a quarter of the 1 ms, leaving the
- * rest for a rate lower than the boot-time one (other CPUs' memory
- * traffic, a remote node) and for switching the waiting task in.  Until
- * the measurement, and if it cannot be made, chunks are 2 MiB.
+ * in which no other task can run on this CPU.  It is a fixed 1 MiB
+ * (FOLIO_ZERO_CHUNK_PAGES), long enough for a string clear to run at its
+ * full rate and short enough to clear within 1 ms at 1 GB/s, far below
+ * what a CPU clears even with a busy memory bus, a remote node or a
+ * hypervisor's overhead.
  * Under preempt=full (and RT) a chunk can be preempted anywhere, so chunks
  * are larger (FOLIO_ZERO_CHUNK_PAGES_FULL, 32 MiB) and cond_resched() is
  * free.
@@ -36,43 +25,20 @@
  * x86) are far larger than any cache, so most of what a cached clear
  * writes is evicted again before the task reads it.  Their pages outside
  * the window are cleared with clear_pages_nocache() where the architecture
- * has it (x86 with CLZERO): on an AMD EPYC host that runs within 10% of
- * memset()'s rate in chunks of 4 MiB and more (16 MiB clear in ~250 us),
- * while REP STOSB reaches that rate only beyond the last-level cache
- * (32 MiB), too long a stretch without preemption.  The window is still
- * cleared through the cache.  The boot-time measurement times
- * clear_pages_nocache() too: it is used only if it cleared faster than
- * clear_pages(), and its chunks are bounded by its own rate.
+ * has it, in the same chunks.  The window is still cleared through the
+ * cache.
  */
-#define pr_fmt(fmt) "folio_zero: " fmt
 
 #include <linux/gfp.h>
 #include <linux/highmem.h>
-#include <linux/init.h>
-#include <linux/ktime.h>
-#include <linux/log2.h>
-#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 
-/* without preemption: until measured, or if it cannot be */
-#define FOLIO_ZERO_CHUNK_PAGES		(SZ_2M >> PAGE_SHIFT)
-/* without preemption: the measured bound's range */
-#define FOLIO_ZERO_CHUNK_PAGES_MIN	(SZ_64K >> PAGE_SHIFT)
-#define FOLIO_ZERO_CHUNK_PAGES_MAX	(SZ_32M >> PAGE_SHIFT)
-/* without preemption: how long one chunk may take at the measured rate */
-#define FOLIO_ZERO_BUDGET_NS		(250 * NSEC_PER_USEC)
-/*
- * The measurement: clear FOLIO_ZERO_CALIB_FOLIOS folios of
- * FOLIO_ZERO_CALIB_BYTES (more than a last-level cache), then time a second
- * clear of the first FOLIO_ZERO_CALIB_RUNS of them, and take the fastest.
- */
-#define FOLIO_ZERO_CALIB_BYTES		SZ_2M
-#define FOLIO_ZERO_CALIB_FOLIOS		(SZ_64M / FOLIO_ZERO_CALIB_BYTES)
-#define FOLIO_ZERO_CALIB_RUNS		5
+/* without preemption */
+#define FOLIO_ZERO_CHUNK_PAGES		(SZ_1M >> PAGE_SHIFT)
 /* folios larger than this are cleared with clear_pages_nocache() */
 #define FOLIO_ZERO_NOCACHE_PAGES	MAX_ORDER_NR_PAGES
 /* preempt=full and RT */
@@ -182,61 +148,34 @@ static void folio_zero_pages(struct folio *folio, unsigned long base,
 #endif
 }
 
-/*
- * Pages per chunk without preemption, of clear_pages() and of
- * clear_pages_nocache(): set once, by folio_zero_calibrate().
- */
-static unsigned int folio_zero_chunk __read_mostly = FOLIO_ZERO_CHUNK_PAGES;
-static unsigned int folio_zero_chunk_nocache __read_mostly =
-	FOLIO_ZERO_CHUNK_PAGES;
-/* clear_pages_nocache() for gigantic folios: measured faster at boot */
-static bool folio_zero_nocache __read_mostly;
-
-/**
- * folio_zero_chunk_for_rate() - chunk size for a measured clearing rate
- * @bytes: bytes cleared
- * @ns: nanoseconds it took
- *
- * The largest power-of-two number of pages that clears within
- * FOLIO_ZERO_BUDGET_NS at @bytes per @ns, clamped to
- * FOLIO_ZERO_CHUNK_PAGES_MIN .. FOLIO_ZERO_CHUNK_PAGES_MAX.  @ns of 0 (a
- * clock too coarse to see the clear) means "faster than measurable".
- *
- * Return: pages.
- */
-static unsigned int folio_zero_chunk_for_rate(u64 bytes, u64 ns)
-{
-	u64 pages;
-
-	/* keep bytes * FOLIO_ZERO_BUDGET_NS within 64 bits, the rate as it is */
-	while (bytes > U32_MAX) {
-		bytes >>= 1;
-		ns >>= 1;
-	}
-	if (!ns)
-		return FOLIO_ZERO_CHUNK_PAGES_MAX;
-	pages = div64_u64(bytes * FOLIO_ZERO_BUDGET_NS, ns) >> PAGE_SHIFT;
-	pages = clamp_t(u64, pages, FOLIO_ZERO_CHUNK_PAGES_MIN,
-			FOLIO_ZERO_CHUNK_PAGES_MAX);
-	return rounddown_pow_of_two(pages);
-}
-
 /**
  * folio_zero_chunk_pages() - largest piece cleared without a resched point
- * @nocache: for clear_pages_nocache() rather than clear_pages()
  *
- * Return: pages, depending on the preemption model in force: the measured
- * bound of the clear used under preempt=none and preempt=voluntary.
+ * Return: pages, depending on the preemption model in force.
  */
-static unsigned int folio_zero_chunk_pages(bool nocache)
+static unsigned int folio_zero_chunk_pages(void)
 {
 	if (preempt_model_full() || preempt_model_rt())
 		return FOLIO_ZERO_CHUNK_PAGES_FULL;
-	return nocache ? READ_ONCE(folio_zero_chunk_nocache) :
-			 READ_ONCE(folio_zero_chunk);
+	return FOLIO_ZERO_CHUNK_PAGES;
 }
 
-#if defined(CONFIG_TRANSPARENT_HUGEPAGE) || defined(CONFIG_HUGETLBFS)
+/**
+ * folio_zero_use_nocache() - clear this folio with clear_pages_nocache()?
+ * @folio: the folio
+ *
+ * Return: true for a gigantic folio where the architecture has
+ * clear_pages_nocache().
+ */
+static bool folio_zero_use_nocache(struct folio *folio)
+{
+#if defined(clear_pages_nocache) && !defined(CONFIG_HIGHMEM)
+	return folio_nr_pages(folio) > FOLIO_ZERO_NOCACHE_PAGES;
+#else
+	return false;
+#endif
+}
+
 /**
  * folio_zero_user - Zero a folio which will be mapped to userspace.
  * @folio: The folio to zero.
@@ -250,15 +189,14 @@ static unsigned int folio_zero_chunk_pages(bool nocache)
 void folio_zero_user(struct folio *folio, unsigned long addr_hint)
 {
 	unsigned long base = ALIGN_DOWN(addr_hint, folio_size(folio));
-	bool nocache = folio_nr_pages(folio) > FOLIO_ZERO_NOCACHE_PAGES &&
-		       READ_ONCE(folio_zero_nocache);
+	bool nocache = folio_zero_use_nocache(folio);
 	struct folio_zero_plan plan;
 	unsigned int start, nr;
 
 	might_sleep();
 	folio_zero_plan_init(&plan, folio_nr_pages(folio),
 			     (addr_hint - base) >> PAGE_SHIFT,
-			     folio_zero_chunk_pages(nocache),
+			     folio_zero_chunk_pages(),
 			     FOLIO_ZERO_WINDOW_PAGES);
 	while (folio_zero_plan_next(&plan, &start, &nr)) {
 		cond_resched();
@@ -267,104 +205,6 @@ void folio_zero_user(struct folio *folio, unsigned long addr_hint)
 				 nocache && !plan.window_done);
 	}
 }
-
-/**
- * folio_zero_time() - time the clear of a folio, the fastest of several
- * @folios: the folios, cleared once already
- * @n: how many to clear
- * @nocache: with clear_pages_nocache()
- *
- * Return: nanoseconds of the fastest clear (the others may have been
- * interrupted).
- */
-static u64 __init folio_zero_time(struct folio **folios, unsigned int n,
-				  bool nocache)
-{
-	u64 best = U64_MAX, t;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		preempt_disable();
-		t = ktime_get_ns();
-		folio_zero_pages(folios[i], 0, 0, folio_nr_pages(folios[i]),
-				 nocache);
-		t = ktime_get_ns() - t;
-		preempt_enable();
-		best = min(best, t);
-	}
-	return best;
-}
-
-/**
- * folio_zero_calibrate() - measure the clearing rate, bound the chunk by it
- *
- * Clears FOLIO_ZERO_CALIB_FOLIOS folios of FOLIO_ZERO_CALIB_BYTES with
- * folio_zero_pages(), the fault path's clear, then clears the first
- * FOLIO_ZERO_CALIB_RUNS of them again, timed: by then the others have
- * pushed them out of the cache, as the pages a fault clears usually are.
- * The fastest of these (the others may have been interrupted) sets the
- * chunk used without preemption.  Then the next FOLIO_ZERO_CALIB_RUNS,
- * still out of the cache, are timed the same way with
- * clear_pages_nocache(): if that is faster, gigantic folios are cleared
- * with it, in chunks sized by its rate.  With fewer folios than that to be
- * had, both chunks stay FOLIO_ZERO_CHUNK_PAGES and gigantic folios are
- * cleared as the others.
- *
- * Return: 0.
- */
-static int __init folio_zero_calibrate(void)
-{
-	unsigned int order = get_order(FOLIO_ZERO_CALIB_BYTES), chunk, n;
-	u64 bytes = PAGE_SIZE << order, best = U64_MAX, best_nc = U64_MAX;
-	struct folio *folios[FOLIO_ZERO_CALIB_FOLIOS];
-
-	BUILD_BUG_ON(2 * FOLIO_ZERO_CALIB_RUNS > FOLIO_ZERO_CALIB_FOLIOS);
-	for (n = 0; n < FOLIO_ZERO_CALIB_FOLIOS; n++) {
-		folios[n] = folio_alloc(GFP_KERNEL | __GFP_NOWARN, order);
-		if (!folios[n])
-			break;
-		folio_zero_pages(folios[n], 0, 0, folio_nr_pages(folios[n]),
-				 false);
-		cond_resched();
-	}
-	if (n == FOLIO_ZERO_CALIB_FOLIOS) {
-		best = folio_zero_time(folios, FOLIO_ZERO_CALIB_RUNS, false);
-		best_nc = folio_zero_time(folios + FOLIO_ZERO_CALIB_RUNS,
-					  FOLIO_ZERO_CALIB_RUNS, true);
-	}
-	while (n)
-		folio_put(folios[--n]);
-	if (best == U64_MAX) {
-		pr_info("no %d MiB to measure with: %lu KiB chunks without preemption\n",
-			SZ_64M >> 20, folio_zero_chunk * PAGE_SIZE >> 10);
-		return 0;
-	}
-
-	chunk = folio_zero_chunk_for_rate(bytes, best);
-	WRITE_ONCE(folio_zero_chunk, chunk);
-	pr_info("clear %llu MB/s (best of %u x %llu KiB, cold): %lu KiB chunks without preemption (%llu us each), %lu KiB with\n",
-		best ? div64_u64(bytes * NSEC_PER_USEC, best) : 0,
-		FOLIO_ZERO_CALIB_RUNS, bytes >> 10, chunk * PAGE_SIZE >> 10,
-		div_u64(div64_u64(best * chunk, bytes >> PAGE_SHIFT),
-			NSEC_PER_USEC),
-		FOLIO_ZERO_CHUNK_PAGES_FULL * PAGE_SIZE >> 10);
-
-	chunk = folio_zero_chunk_for_rate(bytes, best_nc);
-	WRITE_ONCE(folio_zero_chunk_nocache, chunk);
-	WRITE_ONCE(folio_zero_nocache, best_nc < best);
-	if (best_nc < best)
-		pr_info("clear_pages_nocache %llu MB/s (the same way): gigantic folios with it, %lu KiB chunks without preemption (%llu us each)\n",
-			best_nc ? div64_u64(bytes * NSEC_PER_USEC, best_nc) : 0,
-			chunk * PAGE_SIZE >> 10,
-			div_u64(div64_u64(best_nc * chunk, bytes >> PAGE_SHIFT),
-				NSEC_PER_USEC));
-	else
-		pr_info("clear_pages_nocache %llu MB/s (the same way): not faster, gigantic folios cleared as the others\n",
-			best_nc ? div64_u64(bytes * NSEC_PER_USEC, best_nc) : 0);
-	return 0;
-}
-late_initcall(folio_zero_calibrate);
-#endif
 
 #ifdef CONFIG_FOLIO_ZERO_KUNIT_TEST
 #include "tests/folio_zero-kunit.h"

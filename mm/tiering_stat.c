@@ -8,7 +8,8 @@
  * the destination node, pages moved down a tier (like pgdemote_*) on the
  * source node, and pages that failed to move on the node they stayed on.
  * NUMA-balancing promotion decisions count, like pgpromote_candidate, on
- * the destination node.
+ * the destination node.  Reclaim demotion is traced only: its pages are
+ * counted in pgdemote_* by reclaim, per reclaimer.
  */
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -21,12 +22,16 @@
 
 /**
  * struct tiering_reason_stat - the vmstat items one reason charges
+ * @counted: @moved and @failed are set; a reason without items (or an
+ *	entry left empty by the configuration) charges nothing, it is only
+ *	traced
  * @moved: item for pages that moved
  * @failed: item for pages that were tried and did not move
  * @charge_dst: charge @moved to the destination node, not the source
  * @memcg: @moved is also a memory cgroup statistic (memory.stat)
  */
 struct tiering_reason_stat {
+	bool counted;
 	enum node_stat_item moved;
 	enum node_stat_item failed;
 	bool charge_dst;
@@ -35,23 +40,30 @@ struct tiering_reason_stat {
 
 static const struct tiering_reason_stat tiering_stats[NR_TIERING_REASONS] = {
 	[TIERING_DAMON_HOT] = {
+		.counted = true,
 		.moved = DAMON_MIGRATE_HOT,
 		.failed = DAMON_MIGRATE_FAIL,
 		.charge_dst = true,
 	},
 	[TIERING_DAMON_COLD] = {
+		.counted = true,
 		.moved = DAMON_MIGRATE_COLD,
 		.failed = DAMON_MIGRATE_FAIL,
 		.charge_dst = false,
 	},
 #ifdef CONFIG_NUMA_BALANCING
 	[TIERING_NUMA_HINT] = {
+		.counted = true,
 		.moved = PGPROMOTE_SUCCESS,
 		.failed = PGPROMOTE_FAIL,
 		.charge_dst = true,
 		.memcg = true,
 	},
 #endif
+	/* pgdemote_* are charged by reclaim: demote_folio_list() */
+	[TIERING_DEMOTION] = {
+		.counted = false,
+	},
 };
 
 /**
@@ -79,7 +91,7 @@ static int tiering_charge_nid(enum tiering_reason reason, int src_nid,
  * @nr_failed: base pages that were tried and stayed on @src_nid
  * @reason: which path migrated them
  *
- * Charges the per-node vmstat items of @reason and emits
+ * Charges the per-node vmstat items of @reason, if it has any, and emits
  * tiering:tiering_migrate.  The tracepoint is a static branch: with tracing
  * off this costs two per-cpu counter updates.  Callable from any context
  * that may update node vmstat counters.
@@ -88,9 +100,14 @@ void tiering_account_memcg(struct mem_cgroup *memcg, int src_nid,
 			   int dst_nid, unsigned int nr_moved,
 			   unsigned int nr_failed, enum tiering_reason reason)
 {
-	const struct tiering_reason_stat *stat = &tiering_stats[reason];
+	const struct tiering_reason_stat *stat;
 	struct pglist_data *pgdat;
 
+	if (WARN_ON_ONCE((unsigned int)reason >= NR_TIERING_REASONS))
+		return;
+	stat = &tiering_stats[reason];
+	if (!stat->counted)
+		goto trace;
 	if (nr_moved) {
 		pgdat = NODE_DATA(tiering_charge_nid(reason, src_nid, dst_nid));
 		if (memcg && stat->memcg)
@@ -101,6 +118,7 @@ void tiering_account_memcg(struct mem_cgroup *memcg, int src_nid,
 	}
 	if (nr_failed)
 		mod_node_page_state(NODE_DATA(src_nid), stat->failed, nr_failed);
+trace:
 	trace_tiering_migrate(src_nid, dst_nid, nr_moved, nr_failed, reason);
 }
 
@@ -138,6 +156,20 @@ void __tiering_promote_decision(int src_nid, int dst_nid,
 #endif
 
 /**
+ * tiering_nid_possible() - can this node id ever have memory?
+ * @nid: node id, as written by a user
+ *
+ * A node that is possible but has no memory yet (CXL memory not onlined,
+ * a dax device not yet given to the kernel) may get some later.
+ *
+ * Return: true if @nid is a possible node id.
+ */
+bool tiering_nid_possible(int nid)
+{
+	return nid >= 0 && nid < nr_node_ids && node_possible(nid);
+}
+
+/**
  * tiering_target_nid_valid() - may pages be migrated to this node?
  * @nid: node id, as written by a user
  *
@@ -145,7 +177,7 @@ void __tiering_promote_decision(int src_nid, int dst_nid,
  */
 bool tiering_target_nid_valid(int nid)
 {
-	return nid >= 0 && nid < nr_node_ids && node_state(nid, N_MEMORY);
+	return tiering_nid_possible(nid) && node_state(nid, N_MEMORY);
 }
 
 #ifdef CONFIG_TIERING_STAT_KUNIT_TEST

@@ -102,6 +102,21 @@ def kselftests(path):
             add(*r)
 
 
+def lab_cause(console):
+    """The guest command's last line of output, which usually says why it
+    failed (e.g. "bash: ...: No such file or directory")."""
+    if not console or not os.path.exists(console):
+        return "; no console log"
+    last = ""
+    for l in open(console, errors="replace"):
+        l = l.strip()
+        if l.startswith("lab: command exited"):
+            break
+        if l:
+            last = l
+    return f"; last output: {last[:200]}" if last else ""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--host", required=True)
@@ -119,7 +134,8 @@ def main():
     if a.console:
         if a.lab_rc != 0:
             add("lab/boot-and-run", "fail",
-                {124: "host-side timeout"}.get(a.lab_rc, f"exit {a.lab_rc}"))
+                {124: "host-side timeout"}.get(a.lab_rc, f"exit {a.lab_rc}")
+                + lab_cause(a.console))
         else:
             add("lab/boot-and-run", "pass")
         if os.path.exists(a.console):

@@ -45,8 +45,16 @@ else
 fi
 
 cd "$SRC" || exit 1
+# patches/ carry no author and no sign-off: `make patches` adds the
+# exporter's (checked on the exported patches below)
 while read -r p; do
-	if scripts/checkpatch.pl --strict -q "$REPO/patches/$p" > "$OUT/checkpatch.log" 2>&1; then
+	if grep -q -E '^(From|Signed-off-by): ' "$REPO/patches/$p"; then
+		result "host/no-identity/patches/$p" fail "carries a From: or Signed-off-by: line"
+	else
+		result "host/no-identity/patches/$p" pass
+	fi
+	if scripts/checkpatch.pl --strict -q --ignore MISSING_SIGN_OFF \
+		"$REPO/patches/$p" > "$OUT/checkpatch.log" 2>&1; then
 		result "host/checkpatch/patches/$p" pass
 	else
 		cat "$OUT/checkpatch.log"
@@ -79,7 +87,16 @@ cd "$REPO" || exit 1
 
 # the series as git format-patch: git am applies it, same tree as assembled,
 # checkpatch --strict per exported patch (every step builds: export-series.sh --build)
-scripts/export-series.sh > "$OUT/export.log" 2>&1
+# `make patches` without a git identity refuses, before doing anything
+if env -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1 \
+	GIT_CONFIG_GLOBAL=/dev/null scripts/export-series.sh > "$OUT/export-noid.log" 2>&1; then
+	result "host/export-refuses-without-identity" fail "exported without a git identity"
+elif grep -q "no git identity" "$OUT/export-noid.log"; then
+	result "host/export-refuses-without-identity" pass
+else
+	result "host/export-refuses-without-identity" fail "see build/check/export-noid.log"
+fi
+scripts/export-series.sh --check > "$OUT/export.log" 2>&1
 export_rc=$?
 sed -n 's/^export: (c) checkpatch --strict \([^:]*\): \(.*\)$/\1\t\2/p' "$OUT/export.log" |
 while IFS=$'\t' read -r p res; do

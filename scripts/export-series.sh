@@ -4,7 +4,14 @@
 # with a cover letter, the repo's new files folded into the commit that
 # introduces them (patches/new-files), that `git am` applies to the base.
 #
-#   scripts/export-series.sh [--build]          (make patches)
+#   scripts/export-series.sh [--build] [--check]     (make patches)
+#
+# Every commit is authored and signed off (Signed-off-by, the DCO) by the
+# person exporting: GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL, else git's user.name
+# and user.email.  Without an identity it refuses to export.  --check
+# (make check) verifies the series the same way but, where no identity is
+# configured, exports unsigned patches and lets checkpatch skip only its
+# missing sign-off test: they are for checking, not for sending.
 #
 # Writes build/export/0000-cover-letter.patch and build/export/NNNN-*.patch
 # from build/export/linux, a git repo of the pristine base (tag "base") whose
@@ -27,18 +34,30 @@ SRC=$OUT/linux
 OBJ=$OUT/obj
 CHK=$OUT/verify
 MAP=$REPO/patches/new-files
-BUILD=0
-case "${1:-}" in
---build) BUILD=1 ;;
-"") ;;
-*) echo "usage: scripts/export-series.sh [--build]" >&2; exit 2 ;;
-esac
+BUILD=0 CHECK=0
+for a in "$@"; do
+	case "$a" in
+	--build) BUILD=1 ;;
+	--check) CHECK=1 ;;
+	*) echo "usage: scripts/export-series.sh [--build] [--check]" >&2; exit 2 ;;
+	esac
+done
 
 die() { echo "export: $*" >&2; exit 1; }
+# who exports, signs off
+NAME=${GIT_AUTHOR_NAME:-$(command git -C "$REPO" config user.name || true)}
+EMAIL=${GIT_AUTHOR_EMAIL:-$(command git -C "$REPO" config user.email || true)}
+SIGNOFF=1
+if [ -z "$NAME" ] || [ -z "$EMAIL" ]; then
+	[ $CHECK = 1 ] || die "no git identity to sign the patches off with (Signed-off-by, the DCO):" \
+		"set git config user.name and user.email (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL)"
+	echo "export: no git identity: exporting unsigned patches, for checking only"
+	SIGNOFF=0 NAME="unsigned" EMAIL="unsigned@invalid"
+fi
 # commits are dated like the repo's last commit, so the output is reproducible
 DATE=$(git -C "$REPO" log -1 --format=%cI 2>/dev/null || date -R)
-export GIT_COMMITTER_NAME="Memory Tiering Maintainers"
-export GIT_COMMITTER_EMAIL=tiering@localhost
+export GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$EMAIL
+export GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$EMAIL
 export GIT_COMMITTER_DATE=$DATE
 git() { command git -c user.name="$GIT_COMMITTER_NAME" -c user.email="$GIT_COMMITTER_EMAIL" \
 	-c core.autocrlf=false -c gc.auto=0 "$@"; }
@@ -72,8 +91,8 @@ for i in "${!NAMES[@]}"; do
 	case "${NAMES[i]}" in
 	*.patch) mapped+=("${NAMES[i]}") ;;
 	*)	[ -s "$TMP/msg.$i" ] || die "patches/new-files: entry ${NAMES[i]} is not a patch and has no '|' commit message"
-		grep -q '^Signed-off-by: .*<.*>' "$TMP/msg.$i" ||
-			die "patches/new-files: the message of ${NAMES[i]} has no Signed-off-by" ;;
+		! grep -q '^Signed-off-by:' "$TMP/msg.$i" ||
+			die "patches/new-files: the message of ${NAMES[i]} has a Signed-off-by: the exporter adds it" ;;
 	esac
 done
 [ "${mapped[*]}" = "${SERIES[*]}" ] || {
@@ -109,7 +128,9 @@ maintainers=0
 for i in "${!NAMES[@]}"; do
 	name=${NAMES[i]}
 	if [[ $name == *.patch ]]; then
-		if ! out=$(git -C "$SRC" am -q --no-3way "$REPO/patches/$name" 2>&1); then
+		# patches/ carry no author: the exporter is, and signs off
+		{ echo "From: $NAME <$EMAIL>"; cat "$REPO/patches/$name"; } > "$TMP/mail"
+		if ! out=$(git -C "$SRC" am -q --no-3way $([ $SIGNOFF = 1 ] && echo --signoff) "$TMP/mail" 2>&1); then
 			git -C "$SRC" am --abort || true
 			die "git am of patches/$name failed:"$'\n'"$out"
 		fi
@@ -132,8 +153,8 @@ for i in "${!NAMES[@]}"; do
 		git -C "$SRC" commit -q --amend --no-edit --date="$DATE"
 	else
 		! git -C "$SRC" diff --cached --quiet || die "patches/new-files: entry $name adds nothing"
-		author=$(grep '^Signed-off-by: ' "$TMP/msg.$i" | tail -1 | sed 's/^Signed-off-by: *//')
-		git -C "$SRC" commit -q -F "$TMP/msg.$i" --cleanup=strip --author="$author" --date="$DATE"
+		git -C "$SRC" commit -q -F "$TMP/msg.$i" --cleanup=strip $([ $SIGNOFF = 1 ] && echo --signoff) \
+			--author="$NAME <$EMAIL>" --date="$DATE"
 	fi
 	echo "export:   $(git -C "$SRC" log -1 --format=%s) ($(git -C "$SRC" diff --name-only HEAD~1 HEAD | wc -l) files)"
 done
@@ -203,7 +224,8 @@ fi
 
 # ---- (c) checkpatch --strict on every patch (the cover letter has no diff)
 for p in "${PATCHES[@]}"; do
-	out=$(cd "$SRC" && scripts/checkpatch.pl --strict "$OUT/$p" 2>&1) && rc=0 || rc=$?
+	out=$(cd "$SRC" && scripts/checkpatch.pl --strict \
+		$([ $SIGNOFF = 0 ] && echo --ignore MISSING_SIGN_OFF) "$OUT/$p" 2>&1) && rc=0 || rc=$?
 	total=$(echo "$out" | grep '^total:' || echo "total: ?")
 	if [ "$rc" = 0 ] && [[ $total == "total: 0 errors, 0 warnings, 0 checks"* ]]; then
 		RES_CP[$p]=clean

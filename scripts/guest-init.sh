@@ -24,6 +24,13 @@ mount -t tmpfs lab-mnt /mnt
 mkdir -p /mnt/lab /tmp/hugetlb
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 lab /mnt/lab
 mount -t hugetlbfs none /tmp/hugetlb
+# a checkout under one of the tmpfs above is hidden by it: mount its own share
+REPO=$(dirname "$(dirname "$0")")
+if [ ! -x "$0" ]; then
+	mkdir -p "$REPO"
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro repo "$REPO" ||
+		echo "lab: cannot mount the checkout at $REPO"
+fi
 ln -sf /mnt/lab /tmp/lab
 hostname lab
 echo "lab: guest up: $(uname -r), $(nproc) cpus, nodes $(cat /sys/devices/system/node/online)"

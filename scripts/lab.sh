@@ -10,6 +10,8 @@
 # the host's / (read-only 9p); LABDIR (writable 9p, /mnt/lab in the guest)
 # carries the command, its log (out.log), its exit code (rc) and the console
 # log (console.log).  CMD runs under bash in the guest.  -i: interactive shell.
+# The checkout is also shared on its own (read-only), so that it stays at
+# its path in the guest even where the guest mounts a tmpfs (/tmp, /run, /mnt).
 # Exit: CMD's exit code; 124 on host-side timeout; 125 if the guest died.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,6 +58,7 @@ QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
 	-numa dist,src=1,dst=2,val=30
 	"${HMAT[@]}"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
+	-virtfs "local,path=$REPO,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$LABDIR,mount_tag=lab,security_model=none"
 	-kernel "$KERNEL"
 	-append "console=ttyS0 root=host rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$REPO/scripts/guest-init.sh panic=-1 $APPEND"

@@ -5,7 +5,8 @@
 #   scripts/new-patch.sh MSGFILE PATH...
 #
 # MSGFILE: first line is the subject ("mm/damon/paddr: ..."), then a blank
-# line and the commit message body (ending with Signed-off-by).  PATHs are
+# line and the commit message body, without Signed-off-by: `make patches`
+# adds the exporting person's (scripts/export-series.sh).  PATHs are
 # the upstream files edited in build/linux since the last assembly.  Writes
 # patches/NNNN-<slug>.patch, appends it to patches/series, and re-assembles.
 set -euo pipefail
@@ -20,7 +21,6 @@ out=$REPO/patches/$(printf '%04d' $((n + 1)))-$slug.patch
 diff=$(git -C "$SRC" diff -- "$@")
 [ -n "$diff" ] || { echo "new-patch: no changes in $*" >&2; exit 1; }
 {
-	echo "From: Memory Tiering Maintainers <tiering@localhost>"
 	echo "Subject: [PATCH] $subject"
 	echo
 	tail -n +3 "$msg"

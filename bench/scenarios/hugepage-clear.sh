@@ -7,10 +7,8 @@
 #
 # 6.12 clears a huge page 4 KiB at a time with a cond_resched() before each
 # 4 KiB; the series (mm/folio_zero.c) clears contiguous chunks with a
-# rescheduling point between chunks: under preempt=none/voluntary as large
-# as clears in 250 us at the rate the kernel measured at boot (its dmesg
-# line "folio_zero: clear ... MB/s ...": RESULT zero_mbps, zero_chunk_kib),
-# under preempt=full 32 MiB.  Under preempt=voluntary a chunk is a stretch in
+# rescheduling point between chunks: under preempt=none/voluntary fixed
+# 1 MiB chunks, under preempt=full 32 MiB.  Under preempt=voluntary a chunk is a stretch in
 # which no other task gets the CPU, so a real-time task that wakes up on
 # that CPU waits for the chunk to end.  This measures both sides:
 #
@@ -41,7 +39,7 @@
 # Every pool page is faulted once, untimed, first: QEMU backs guest memory
 # lazily, and a guest page's first write costs a host page fault.
 #
-# RESULT keys: preempt, erms, zero_mbps, zero_chunk_kib (patched only),
+# RESULT keys: preempt, erms,
 # hugepages_2m, hugepages_1g; per part
 # (idle_, lat2m_, cyc2m_, lat1g_, tput2m_, tput1g_): lat_max_us,
 # lat_p999_us, lat_p99_us, lat_p50_us, lat_samples (latency parts), gibps (GiB cleared
@@ -126,14 +124,6 @@ model=$(dmesg | sed -n 's/.*Dynamic Preempt: *//p' | tail -n 1)
 erms=$(grep -c -w -m 1 erms /proc/cpuinfo)
 echo "bench: $(uname -r), preempt=${model:-?}, cmdline: $(cat /proc/cmdline)"
 echo "RESULT preempt=${model:-unknown} erms=$erms"
-# the series' boot-time measurement (mm/folio_zero.c), absent on base
-zline=$(dmesg | grep -m 1 'folio_zero: clear ')
-if [ -n "$zline" ]; then
-	echo "bench: ${zline#*] }"
-	echo "RESULT zero_mbps=$(echo "$zline" | sed -n 's/.*clear \([0-9]*\) MB\/s.*/\1/p')" \
-		"zero_chunk_kib=$(echo "$zline" | sed -n 's/.*: \([0-9]*\) KiB chunks without.*/\1/p')"
-fi
-
 half=$((SIZE_MIB / 2 / 2))
 n0=$(pool 2048 0 $half)
 n2=$(pool 2048 2 $((SIZE_MIB / 2 - n0)))

@@ -5,7 +5,7 @@
  * In NUMA-balancing memory-tiering mode a lower-tier folio is promoted when
  * its hint-fault latency, the distance between the scan that made it
  * PROT_NONE and the hint fault that followed, is below a threshold.
- * Upstream measures that distance in milliseconds.  The fault-count mode
+ * Time mode measures that distance in milliseconds.  The fault-count mode
  * measures it in hint faults: each lower-tier node has a sequence clock that
  * every hint fault on one of its folios advances, and the scanner stamps a
  * folio with its node's clock.  See kernel/sched/numa_hint_latency.c.
@@ -22,7 +22,7 @@ struct pglist_data;
 
 /**
  * enum numa_hint_latency_mode - what the hint-fault latency is counted in
- * @NUMA_HINT_LATENCY_TIME: milliseconds (the upstream behaviour)
+ * @NUMA_HINT_LATENCY_TIME: milliseconds since the scan
  * @NUMA_HINT_LATENCY_FAULTS: hint faults on the folio's node
  */
 enum numa_hint_latency_mode {
@@ -72,6 +72,23 @@ unsigned int numa_hint_fault_threshold(struct pglist_data *pgdat,
 				       unsigned long rate_limit,
 				       unsigned int period);
 void numa_hint_debugfs_init(struct dentry *dir);
+#else /* !CONFIG_NUMA_BALANCING */
+/*
+ * The scanner hooks in mm/mprotect.c and mm/huge_memory.c are built in
+ * every MMU kernel; without NUMA balancing nothing is ever stamped.
+ */
+static inline bool numa_hint_faults_mode(void)
+{
+	return false;
+}
+
+static inline void numa_hint_scan_stamp(struct folio *folio)
+{
+}
+
+static inline void numa_hint_scan_skipped(struct folio *folio)
+{
+}
 #endif /* CONFIG_NUMA_BALANCING */
 
 #endif /* _LINUX_NUMA_HINT_LATENCY_H */

@@ -6,8 +6,10 @@
  * migrate_cold, NUMA-balancing promotion, reclaim demotion) reports each
  * migration batch here, once: the layer charges the per-node vmstat items
  * (summed in /proc/vmstat) and emits the tiering:tiering_migrate tracepoint.
- * No path keeps counters of its own on the side.  NUMA-balancing promotion
- * also reports each candidate's decision (tiering:tiering_promote_decision).
+ * Reclaim demotion keeps charging its pgdemote_* items itself, which tell
+ * kswapd, direct reclaim and khugepaged apart; the layer traces its batches.
+ * NUMA-balancing promotion also reports each candidate's decision
+ * (tiering:tiering_promote_decision).
  */
 #ifndef _LINUX_TIERING_STAT_H
 #define _LINUX_TIERING_STAT_H
@@ -24,12 +26,15 @@ struct mem_cgroup;
  * @TIERING_DAMON_HOT: DAMOS migrate_hot
  * @TIERING_DAMON_COLD: DAMOS migrate_cold
  * @TIERING_NUMA_HINT: NUMA-balancing promotion at a hint fault
+ * @TIERING_DEMOTION: reclaim demotion to a lower tier (counted by reclaim
+ *	itself in pgdemote_*, traced here)
  * @NR_TIERING_REASONS: number of reasons
  */
 enum tiering_reason {
 	TIERING_DAMON_HOT,
 	TIERING_DAMON_COLD,
 	TIERING_NUMA_HINT,
+	TIERING_DEMOTION,
 	NR_TIERING_REASONS
 };
 
@@ -37,6 +42,7 @@ enum tiering_reason {
 void tiering_account_memcg(struct mem_cgroup *memcg, int src_nid,
 			   int dst_nid, unsigned int nr_moved,
 			   unsigned int nr_failed, enum tiering_reason reason);
+bool tiering_nid_possible(int nid);
 bool tiering_target_nid_valid(int nid);
 #else
 static inline void tiering_account_memcg(struct mem_cgroup *memcg,
@@ -45,6 +51,11 @@ static inline void tiering_account_memcg(struct mem_cgroup *memcg,
 					 unsigned int nr_failed,
 					 enum tiering_reason reason)
 {
+}
+
+static inline bool tiering_nid_possible(int nid)
+{
+	return nid == 0;
 }
 
 static inline bool tiering_target_nid_valid(int nid)

@@ -5,7 +5,7 @@
  * In memory-tiering mode (numa_balancing bit 2) the scanner stamps each
  * lower-tier folio it makes PROT_NONE, and the hint fault that follows
  * promotes the folio if the distance from the stamp is below a threshold.
- * Upstream stamps milliseconds.  For a process with a large address space a
+ * Time mode stamps milliseconds.  For a process with a large address space a
  * scan pass takes long and its pages fault long after they were scanned, so
  * most hint faults, hot pages' included, come out far above a threshold of
  * about a second and nothing is promoted.
@@ -139,8 +139,8 @@ void numa_hint_scan_stamp(struct folio *folio)
  * In fault-count mode a folio that was not accessed since the previous scan
  * pass gets the current clock value, so that its latency, when it finally
  * faults, counts from the last pass and not from an older one whose
- * distance may exceed the stamp's range.  Time mode keeps the upstream
- * behaviour and does nothing.
+ * distance may exceed the stamp's range.  Time mode does nothing: its
+ * latency is the time since the folio was made PROT_NONE.
  */
 void numa_hint_scan_skipped(struct folio *folio)
 {

@@ -66,62 +66,13 @@ static void folio_zero_test_plan(struct kunit *test)
 
 static void folio_zero_test_chunk_bound(struct kunit *test)
 {
-	int nocache;
+	bool full = preempt_model_full() || preempt_model_rt();
 
-	for (nocache = 0; nocache <= 1; nocache++) {
-		unsigned int chunk = folio_zero_chunk_pages(nocache);
-
-		if (preempt_model_full() || preempt_model_rt()) {
-			KUNIT_EXPECT_EQ(test, chunk, FOLIO_ZERO_CHUNK_PAGES_FULL);
-		} else {
-			/* the measured bound, or the default if none was */
-			KUNIT_EXPECT_GE(test, chunk, FOLIO_ZERO_CHUNK_PAGES_MIN);
-			KUNIT_EXPECT_LE(test, chunk, FOLIO_ZERO_CHUNK_PAGES_MAX);
-			KUNIT_EXPECT_TRUE(test, is_power_of_2(chunk));
-		}
-		KUNIT_EXPECT_GE(test, chunk, FOLIO_ZERO_WINDOW_PAGES);
-	}
-}
-
-/* bytes cleared per FOLIO_ZERO_BUDGET_NS -> pages per chunk */
-static void folio_zero_test_chunk_for_rate(struct kunit *test)
-{
-	static const struct {
-		u64 bytes, ns;
-		unsigned int kib;
-	} cases[] = {
-		/* exactly a power of two within the budget, and just under */
-		{ SZ_4M, FOLIO_ZERO_BUDGET_NS, 4096 },
-		{ SZ_4M - 1, FOLIO_ZERO_BUDGET_NS, 2048 },
-		{ SZ_4M, FOLIO_ZERO_BUDGET_NS + 1, 2048 },
-		/* not a power of two: rounded down */
-		{ 3 * SZ_1M, FOLIO_ZERO_BUDGET_NS, 2048 },
-		/* 0.5 GiB/s (QEMU TCG): 131 KiB in 250 us */
-		{ SZ_2M, 4 * NSEC_PER_MSEC, 128 },
-		/* 10 GB/s: 2.5 MB */
-		{ 10ULL * 1000 * 1000 * 1000, NSEC_PER_SEC, 2048 },
-		/* 50 GB/s: 12.5 MB */
-		{ 50ULL * 1000 * 1000 * 1000, NSEC_PER_SEC, 8192 },
-		/* clamped: slower than 64 KiB per budget, faster than 32 MiB */
-		{ SZ_2M, NSEC_PER_SEC, 64 },
-		{ 1, U64_MAX, 64 },
-		{ SZ_2M, 1, 32768 },
-		{ U64_MAX, 1, 32768 },
-		/* huge operands: the rate (2 bytes/ns, 500 KB) is kept */
-		{ U64_MAX, U64_MAX / 2, 256 },
-		/* a clock that did not tick */
-		{ SZ_2M, 0, 32768 },
-	};
-	unsigned int i, pages;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		pages = folio_zero_chunk_for_rate(cases[i].bytes, cases[i].ns);
-		KUNIT_EXPECT_EQ_MSG(test, pages * (PAGE_SIZE / SZ_1K),
-				    (unsigned long)cases[i].kib,
-				    "%llu bytes in %llu ns", cases[i].bytes,
-				    cases[i].ns);
-		KUNIT_EXPECT_TRUE(test, is_power_of_2(pages));
-	}
+	KUNIT_EXPECT_EQ(test, folio_zero_chunk_pages(),
+			full ? FOLIO_ZERO_CHUNK_PAGES_FULL :
+			       FOLIO_ZERO_CHUNK_PAGES);
+	KUNIT_EXPECT_GE(test, folio_zero_chunk_pages(),
+			FOLIO_ZERO_WINDOW_PAGES);
 }
 
 #define GUARD	0xa5
@@ -167,7 +118,6 @@ static void folio_zero_test_pages_guarded(struct kunit *test)
 	folio_put(folio);
 }
 
-#if defined(CONFIG_TRANSPARENT_HUGEPAGE) || defined(CONFIG_HUGETLBFS)
 static void folio_zero_test_user(struct kunit *test)
 {
 	struct folio *folio = folio_alloc(GFP_KERNEL, 9);
@@ -182,16 +132,12 @@ static void folio_zero_test_user(struct kunit *test)
 	}
 	folio_put(folio);
 }
-#endif
 
 static struct kunit_case folio_zero_test_cases[] = {
 	KUNIT_CASE(folio_zero_test_plan),
 	KUNIT_CASE(folio_zero_test_chunk_bound),
-	KUNIT_CASE(folio_zero_test_chunk_for_rate),
 	KUNIT_CASE(folio_zero_test_pages_guarded),
-#if defined(CONFIG_TRANSPARENT_HUGEPAGE) || defined(CONFIG_HUGETLBFS)
 	KUNIT_CASE(folio_zero_test_user),
-#endif
 	{},
 };
 

@@ -10,8 +10,7 @@
  *
  * clear_pages_nocache() is for pages that will not be read soon, such as
  * most of a 1 GiB page: with CLZERO (AMD) it zeroes line by line without
- * reading the lines and without filling the caches with them, at the rate
- * REP STOSB reaches only for lengths beyond the last-level cache.
+ * reading the lines and without filling the caches with them.
  */
 #include <linux/export.h>
 #include <linux/kmsan-checks.h>
@@ -61,11 +60,6 @@ EXPORT_SYMBOL_GPL(clear_pages);
  * without reading it and without keeping it in the caches; an SFENCE then
  * orders these weakly ordered stores before any later store (e.g. the one
  * that makes the page visible to user space).  Elsewhere clear_pages().
- *
- * On an AMD EPYC (Zen 4) host this zeroes memory within 10% of memset()'s
- * rate in pieces of 4 MiB and more (and at 0.74x in pieces of 64 KiB),
- * where REP STOSB needs lengths beyond the last-level cache (32 MiB) to
- * get there and runs at under half that rate below.
  * Not a rescheduling point either: callers bound @npages.
  */
 void clear_pages_nocache(void *addr, unsigned int npages)

@@ -46,7 +46,8 @@ TRACE_EVENT(tiering_migrate,
 		      __print_symbolic(__entry->reason,
 				       { TIERING_DAMON_HOT, "damon_hot" },
 				       { TIERING_DAMON_COLD, "damon_cold" },
-				       { TIERING_NUMA_HINT, "numa_hint" }))
+				       { TIERING_NUMA_HINT, "numa_hint" },
+				       { TIERING_DEMOTION, "demotion" }))
 );
 
 /**

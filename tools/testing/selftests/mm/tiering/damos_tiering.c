@@ -155,30 +155,6 @@ TEST_F(tiering, migrate_without_target_fails_commit)
 	EXPECT_EQ(read_long(DAMON_ADMIN "/kdamonds/0/pid"), -1);
 }
 
-/* Sum nr_moved of tiering_migrate events matching src, dst and reason. */
-static long trace_moved(int src, int dst, const char *reason, long *events)
-{
-	char line[512], want[96];
-	long sum = 0, moved;
-	FILE *f = fopen(TRACE "/trace", "r");
-
-	*events = 0;
-	if (!f)
-		return -1;
-	snprintf(want, sizeof(want), "src_nid=%d dst_nid=%d ", src, dst);
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, want);
-
-		if (!p || !strstr(p, reason) ||
-		    sscanf(p + strlen(want), "nr_moved=%ld", &moved) != 1)
-			continue;
-		sum += moved;
-		(*events)++;
-	}
-	fclose(f);
-	return sum;
-}
-
 TEST_F_TIMEOUT(tiering, migrate_cold_counted_and_traced, WAIT_S + 60)
 {
 	struct damos_cfg cold = {

@@ -457,6 +457,39 @@ int trace_clear(void)
 }
 
 /**
+ * trace_moved() - sum the pages of tiering:tiering_migrate events
+ * @src: source node of the events to count
+ * @dst: destination node of the events to count
+ * @reason: "reason=..." text the events must carry
+ * @events: set to the number of events counted
+ *
+ * Return: the sum of nr_moved over the matching events in the trace
+ * buffer, or -1 if it cannot be read.
+ */
+long trace_moved(int src, int dst, const char *reason, long *events)
+{
+	char line[512], want[96];
+	long sum = 0, moved;
+	FILE *f = fopen("/sys/kernel/tracing/trace", "r");
+
+	*events = 0;
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "src_nid=%d dst_nid=%d ", src, dst);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, want);
+
+		if (!p || !strstr(p, reason) ||
+		    sscanf(p + strlen(want), "nr_moved=%ld", &moved) != 1)
+			continue;
+		sum += moved;
+		(*events)++;
+	}
+	fclose(f);
+	return sum;
+}
+
+/**
  * vm_stat_refresh() - fold the per-cpu vmstat deltas into the global counters
  *
  * Return: 0, or -errno.

@@ -70,6 +70,7 @@ int toucher_start(struct toucher *t, void *buf, size_t len);
 void toucher_stop(struct toucher *t);
 int vm_stat_refresh(void);
 int trace_clear(void);
+long trace_moved(int src, int dst, const char *reason, long *events);
 
 int damon_start(const struct damos_cfg *schemes, int nr_schemes);
 int damon_stop(void);
