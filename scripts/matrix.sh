@@ -25,7 +25,7 @@
 # message, line numbers aside), the entry is "base-known", not the series'
 # fault.  --base builds the base for every entry, failing or not.
 #
-# Then "bisect": scripts/export-series.sh --build, which builds the lab
+# Then "bisect": scripts/export-series.sh --build --check, which builds the lab
 # kernel at every commit of the exported series (--no-bisect skips it).
 #
 # Output: one line per entry, "matrix: pass NAME (N s)",
@@ -227,7 +227,7 @@ done
 if [ $BISECT = 1 ]; then
 	NAMES+=(bisect)
 	t0=$(date +%s) c0=$(cpu)
-	if "$REPO/scripts/export-series.sh" --build > "$OUT/bisect.log" 2>&1; then
+	if "$REPO/scripts/export-series.sh" --build --check > "$OUT/bisect.log" 2>&1; then
 		report bisect pass "$(($(date +%s) - t0)) s, cpu $(($(cpu) - c0)) s"
 	else
 		err=$(grep -m1 -E '^export: \(d\) .*: FAILED' "$OUT/bisect.log" ||
