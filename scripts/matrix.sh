@@ -25,13 +25,17 @@
 # message, line numbers aside), the entry is "base-known", not the series'
 # fault.  --base builds the base for every entry, failing or not.
 #
-# Then "bisect": scripts/export-series.sh --build --check, which builds the lab
-# kernel at every commit of the exported series (--no-bisect skips it).
+# Then "bisect": scripts/export-series.sh --build --check, which builds
+# the lab kernel at every commit of the exported series (--no-bisect skips
+# it).  It is the expensive part: the commits that change mmzone.h or
+# page_64.h rebuild nearly the whole kernel, cold that is several full
+# builds.  make check runs the entries (scripts/check.sh: CHECK_MATRIX),
+# not the bisect.
 #
-# Output: one line per entry, "matrix: pass NAME (N s)",
-# "matrix: FAIL NAME: <first error>" or "matrix: base-known NAME: <first
-# error>", then a summary.  Logs: build/matrix/NAME/build.log.  Exits
-# non-zero if any entry FAILs.
+# Output: one line per entry, "matrix: pass NAME (N s, cpu N s)",
+# "matrix: FAIL NAME: <first error> (...)" or "matrix: base-known NAME:
+# <first error> (...)", then a summary.  Logs: build/matrix/NAME/build.log,
+# build/matrix/bisect.log.  Exits non-zero if any entry FAILs.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 SRC=$REPO/build/linux
