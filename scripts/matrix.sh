@@ -237,7 +237,8 @@ if [ $BISECT = 1 ]; then
 		err=$(grep -m1 -E '^export: \(d\) .*: FAILED' "$OUT/bisect.log" ||
 			grep -m1 -E '^export: .*(FAILED|failed)' "$OUT/bisect.log" ||
 			tail -n 1 "$OUT/bisect.log")
-		report bisect FAIL "${err#export: } ($(($(date +%s) - t0)) s, cpu $(($(cpu) - c0)) s; build/matrix/bisect.log)"
+		t="$(($(date +%s) - t0)) s, cpu $(($(cpu) - c0)) s"
+		report bisect FAIL "${err#export: } ($t; build/matrix/bisect.log)"
 		fail=1
 	fi
 fi
