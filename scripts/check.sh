@@ -4,7 +4,9 @@
 #
 #   1. host: the series applies with no fuzz; checkpatch.pl --strict on every
 #      patch and new file; kernel-doc -none on every new C file
-#   2. build the lab kernel and the kselftests (mm/tiering, damon)
+#   2. build the lab kernel and the kselftests (mm/tiering, damon); the
+#      config matrix (scripts/matrix.sh): the series' directories build with
+#      no warning in other configs, on i386 and arm64
 #   3. one lab boot: KUnit suites (built in, run at boot), the mm/tiering
 #      kselftests, the base tree's DAMON selftests
 #   4. scripts/check-report.py counts it all and scans the guest's console for
@@ -16,6 +18,9 @@ OUT=$REPO/build/check
 rm -rf "$OUT"
 mkdir -p "$OUT"
 RES=$OUT/host-results.tsv
+# the config-matrix entries (configs/matrix/NAME.config) that make check builds
+CHECK_MATRIX=(numa-balancing-off numa-off damon-off damon-paddr-off thp-hugetlbfs-off
+	sched-debug-off tracing-off kunit-off memory-hotplug-off i386-highmem arm64)
 : > "$RES"
 t0=$(date +%s)
 
@@ -122,6 +127,28 @@ else
 	tail -30 "$OUT/kselftest-build.log"
 	result "build/kselftests" fail
 	finish
+fi
+
+# the config matrix (scripts/matrix.sh, make matrix): the series builds with
+# CONFIG_WERROR=y in other configs; a failure the base shares is base-known.
+# All entries (CHECK_MATRIX above): about 1 min each from a warm ccache,
+# 2-5 min cold.  Not here: building every commit of the exported series
+# (make matrix does), several full kernel builds cold, too close to CI's
+# 90 minutes.
+echo "== config matrix (build/check/matrix.log)"
+scripts/matrix.sh --no-bisect "${CHECK_MATRIX[@]}" > "$OUT/matrix.log" 2>&1
+matrix_rc=$?
+grep -E '^matrix: (pass|FAIL|base-known) ' "$OUT/matrix.log" |
+while read -r _ st name detail; do
+	case "$st" in
+	pass) result "matrix/$name" pass "${detail//[()]/}" ;;
+	FAIL) result "matrix/${name%:}" fail "$detail" ;;
+	*) result "matrix/${name%:}" base-known "$detail" ;;
+	esac
+done
+if [ $matrix_rc != 0 ] && ! grep -q '^matrix: FAIL ' "$OUT/matrix.log"; then
+	tail -15 "$OUT/matrix.log"
+	result "matrix/run" fail "see build/check/matrix.log"
 fi
 
 echo "== lab (console: build/check/lab/console.log)"
