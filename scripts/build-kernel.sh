@@ -4,6 +4,9 @@
 #
 #   scripts/build-kernel.sh [SRC_DIR [OBJ_DIR]]   (default: build/linux build/obj)
 #
+# KCONFIG_EXTRA: more fragments (paths, space-separated) merged after the lab's
+# (scripts/build-debug-kernel.sh: configs/debug.config into build/obj-debug).
+#
 # Every option a fragment asks for must be in the final .config, else this
 # fails and names it.  ccache makes rebuilds cheap.
 set -euo pipefail
@@ -13,6 +16,8 @@ OBJ=${2:-$REPO/build/obj}
 FRAGS=("$REPO"/configs/lab-*.config "$REPO/tools/testing/selftests/mm/tiering/config")
 # the series' own options only where the series is (not in the bench's base)
 [ -f "$SRC/mm/tiering/Kconfig" ] && FRAGS+=("$REPO/configs/series.config")
+# shellcheck disable=SC2206
+FRAGS+=(${KCONFIG_EXTRA:-})
 JOBS=${JOBS:-$(($(nproc) + 1))}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache-tiering}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}

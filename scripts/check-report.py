@@ -24,6 +24,8 @@ DMESG_BAD = re.compile(r"WARNING:|BUG:|Oops|KASAN:|UBSAN:|general protection fau
                        r"inconsistent lock state|lockdep|Kernel panic|"
                        r"INFO: task .* blocked|soft lockup|hard LOCKUP|"
                        r"Out of memory|oom-kill")
+# boot banners of the debug kernel that match the above and report nothing
+DMESG_BANNER = re.compile(r"RCU lockdep checking is enabled")
 
 results = []  # (name, status, detail)
 
@@ -125,12 +127,16 @@ def main():
     ap.add_argument("--kselftest")
     ap.add_argument("--kunit-json")
     ap.add_argument("--base-known")
+    ap.add_argument("--prefix", default="",
+                    help="put before the names of the lab's results (a second lab boot)")
+    ap.add_argument("--tsv-out", help="also write every result there, as --host reads them")
     a = ap.parse_args()
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/linux")
 
     for line in open(a.host):
         name, st, det = (line.rstrip("\n").split("\t") + ["", ""])[:3]
         add(name, st, det)
+    nr_host = len(results)
     if a.console:
         if a.lab_rc != 0:
             add("lab/boot-and-run", "fail",
@@ -142,12 +148,18 @@ def main():
             kunit(a.console, a.kunit_json, src)
             # "traps:" lines report user-space faults, not kernel ones
             bad = [l.strip() for l in open(a.console, errors="replace")
-                   if DMESG_BAD.search(l) and " traps: " not in l]
+                   if DMESG_BAD.search(l) and " traps: " not in l
+                   and not DMESG_BANNER.search(l)]
             add("lab/dmesg-clean", "fail" if bad else "pass", "; ".join(bad[:5]))
         if a.kselftest and os.path.exists(a.kselftest):
             kselftests(a.kselftest)
         elif a.kselftest:
             add("lab/kselftests-ran", "fail", "no kselftest output")
+    results[nr_host:] = [(a.prefix + n, st, det) for n, st, det in results[nr_host:]]
+    if a.tsv_out:
+        with open(a.tsv_out, "w") as f:
+            for name, st, det in results:
+                f.write(f"{name}\t{st}\t{det}\n")
 
     known = {}
     if a.base_known and os.path.exists(a.base_known):

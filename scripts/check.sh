@@ -4,7 +4,9 @@
 #
 #   1. host: the series applies with no fuzz; checkpatch.pl --strict on every
 #      patch and new file; kernel-doc -none on every new C file
-#   2. build the lab kernel and the kselftests (mm/tiering, damon)
+#   2. build the lab kernel and the kselftests (mm/tiering, damon); the
+#      config matrix (scripts/matrix.sh): the series' directories build with
+#      no warning in other configs, on i386 and arm64
 #   3. one lab boot: KUnit suites (built in, run at boot), the mm/tiering
 #      kselftests, the base tree's DAMON selftests
 #   4. scripts/check-report.py counts it all and scans the guest's console for
@@ -16,6 +18,9 @@ OUT=$REPO/build/check
 rm -rf "$OUT"
 mkdir -p "$OUT"
 RES=$OUT/host-results.tsv
+# the config-matrix entries (configs/matrix/NAME.config) that make check builds
+CHECK_MATRIX=(numa-balancing-off numa-off damon-off damon-paddr-off thp-hugetlbfs-off
+	sched-debug-off tracing-off kunit-off memory-hotplug-off i386-highmem arm64)
 : > "$RES"
 t0=$(date +%s)
 
@@ -124,12 +129,47 @@ else
 	finish
 fi
 
+# the config matrix (scripts/matrix.sh, make matrix): the series builds with
+# CONFIG_WERROR=y in other configs; a failure the base shares is base-known.
+# All entries (CHECK_MATRIX above): about 1 min each from a warm ccache,
+# 2-5 min cold.  Not here: building every commit of the exported series
+# (make matrix does), several full kernel builds cold, too close to CI's
+# 90 minutes.
+echo "== config matrix (build/check/matrix.log)"
+scripts/matrix.sh --no-bisect "${CHECK_MATRIX[@]}" > "$OUT/matrix.log" 2>&1
+matrix_rc=$?
+grep -E '^matrix: (pass|FAIL|base-known) ' "$OUT/matrix.log" |
+while read -r _ st name detail; do
+	case "$st" in
+	pass) result "matrix/$name" pass "${detail//[()]/}" ;;
+	FAIL) result "matrix/${name%:}" fail "$detail" ;;
+	*) result "matrix/${name%:}" base-known "$detail" ;;
+	esac
+done
+if [ $matrix_rc != 0 ] && ! grep -q '^matrix: FAIL ' "$OUT/matrix.log"; then
+	tail -15 "$OUT/matrix.log"
+	result "matrix/run" fail "see build/check/matrix.log"
+fi
+
 echo "== lab (console: build/check/lab/console.log)"
 # one 1 GiB hugetlb page on node2 for the huge_zero test
 LAB_QUIET=1 scripts/lab.sh -t 3000 -a "hugepagesz=1G hugepages=2:1" -d "$OUT/lab" \
 	"bash $REPO/scripts/check-guest.sh"
 lab_rc=$?
 [ -f "$OUT/lab/out.log" ] && grep -E '^(not )?ok |^# (not )?ok |SKIP|TIMEOUT' "$OUT/lab/out.log" | sed 's/^/lab: /'
+
+# the debug lane as a second boot, of the debug kernel: CHECK_DEBUG=1 (too
+# long for the time limits of make check: see README, "The debug lane")
+if [ "${CHECK_DEBUG:-0}" = 1 ]; then
+	echo "== debug lane (log: build/check/check-debug.log, console: build/check-debug/lab/console.log)"
+	scripts/check-debug.sh > "$OUT/check-debug.log" 2>&1
+	grep -E '^check-debug: |^(FAIL|SKIP) ' "$OUT/check-debug.log"
+	if [ -s "$REPO/build/check-debug/results.tsv" ]; then
+		cat "$REPO/build/check-debug/results.tsv" >> "$RES"
+	else
+		result "debug/lane" fail "no results: see build/check/check-debug.log"
+	fi
+fi
 finish --lab-rc "$lab_rc" --console "$OUT/lab/console.log" \
 	--kselftest "$OUT/lab/out.log" --kunit-json "$OUT/kunit.json" \
 	--base-known "$REPO/scripts/base-known-failures"

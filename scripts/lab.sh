@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot a kernel in the emulated tiered machine and run a command in it.
 #
-#   scripts/lab.sh [-k BZIMAGE] [-t TIMEOUT_S] [-a KERNEL_ARGS] [-d LABDIR] [-i] [CMD...]
+#   scripts/lab.sh [-k BZIMAGE] [-t TIMEOUT_S] [-a KERNEL_ARGS] [-d LABDIR] [-i] [-H] [CMD...]
 #
 # Machine: QEMU TCG, 2 CPUs.  node0 (1 GiB, CPU0) and node1 (1 GiB, CPU1) are
 # DRAM; node2 (3 GiB, no CPU) is "CXL": HMAT gives it 3x the latency and 1/4
@@ -10,6 +10,7 @@
 # the host's / (read-only 9p); LABDIR (writable 9p, /mnt/lab in the guest)
 # carries the command, its log (out.log), its exit code (rc) and the console
 # log (console.log).  CMD runs under bash in the guest.  -i: interactive shell.
+# -H: hot-pluggable DIMMs on node2 and on a memoryless node3 (lab-hotplug.sh).
 # The checkout is also shared on its own (read-only), so that it stays at
 # its path in the guest even where the guest mounts a tmpfs (/tmp, /run, /mnt).
 # Exit: CMD's exit code; 124 on host-side timeout; 125 if the guest died.
@@ -20,14 +21,16 @@ TIMEOUT=600
 APPEND=""
 LABDIR=""
 INTERACTIVE=0
-while getopts "k:t:a:d:i" o; do
+HOTPLUG=0
+while getopts "k:t:a:d:iH" o; do
 	case $o in
 	k) KERNEL=$OPTARG ;;
 	t) TIMEOUT=$OPTARG ;;
 	a) APPEND=$OPTARG ;;
 	d) LABDIR=$OPTARG ;;
 	i) INTERACTIVE=1 ;;
-	*) sed -n '3,14p' "$0"; exit 2 ;;
+	H) HOTPLUG=1 ;;	# hot-pluggable DIMMs on node2 and node3: scripts/lab-hotplug.sh
+	*) sed -n '3,16p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -63,6 +66,9 @@ QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
 	-kernel "$KERNEL"
 	-append "console=ttyS0 root=host rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$REPO/scripts/guest-init.sh panic=-1 $APPEND"
 	-nographic -no-reboot -nodefaults -serial mon:stdio -device virtio-rng-pci)
+
+# shellcheck source=scripts/lab-hotplug.sh
+[ $HOTPLUG = 1 ] && . "$REPO/scripts/lab-hotplug.sh"
 
 if [ $INTERACTIVE = 1 ]; then
 	"${QEMU[@]}"

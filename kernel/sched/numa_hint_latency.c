@@ -57,7 +57,9 @@
 #include <linux/numa_hint_latency.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/vmstat.h>
 
 /* threshold adjustment: steps from one unit to twice the reference */
@@ -458,16 +460,26 @@ static int numa_hint_set_clock(int scope)
 
 /*
  * 0 (automatic) or a fixed threshold up to the largest latency a stamp can
- * express; anything else is -EINVAL and leaves the threshold alone.
+ * express; anything else is -EINVAL and leaves the threshold alone.  The
+ * whole write is parsed (up to a page), so that trailing junk or a long
+ * run of leading zeros is not cut off and misread.
  */
 static ssize_t numa_hint_threshold_write(struct file *file,
 					 const char __user *ubuf,
 					 size_t cnt, loff_t *ppos)
 {
 	unsigned int val;
+	char *buf;
+	int err;
 
-	if (kstrtouint_from_user(ubuf, cnt, 0, &val) ||
-	    numa_hint_set_threshold(val))
+	if (cnt >= PAGE_SIZE)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, cnt);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	err = kstrtouint(buf, 0, &val);
+	kfree(buf);
+	if (err || numa_hint_set_threshold(val))
 		return -EINVAL;
 	return cnt;
 }
