@@ -195,21 +195,6 @@ static void *alloc_bound(size_t len, int nid)
 	return p;
 }
 
-/*
- * The kdamond's pid, -1 if it is not running.  DAMON's sysfs gives EBUSY
- * while a kdamond holds its lock: read again.
- */
-static long kdamond_pid(void)
-{
-	long pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
-
-	for (int try = 0; try < 100 && pid == -__LONG_MAX__ - 1; try++) {
-		usleep(10000);
-		pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
-	}
-	return pid;
-}
-
 static void snap_fail(long *fail, long *cold)
 {
 	vm_stat_refresh();

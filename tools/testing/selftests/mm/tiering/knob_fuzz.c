@@ -651,21 +651,6 @@ static long find_th_max(void)
 	return lo;
 }
 
-/*
- * The kdamond's pid, -1 if it is not running.  DAMON's sysfs gives EBUSY
- * while a kdamond holds its lock: read again.
- */
-static long kdamond_pid(void)
-{
-	long pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
-
-	for (int try = 0; try < 100 && pid == -__LONG_MAX__ - 1; try++) {
-		usleep(10000);
-		pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
-	}
-	return pid;
-}
-
 /* the kdamond's state, read again while DAMON's lock is busy */
 static int kdamond_state(char *buf, size_t n)
 {

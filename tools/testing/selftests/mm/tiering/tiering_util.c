@@ -579,6 +579,26 @@ int damon_stop(void)
 }
 
 /**
+ * kdamond_pid() - the pid of kdamond 0
+ *
+ * DAMON's sysfs gives EBUSY while the kdamond holds its lock: the pid is
+ * read again, for up to a second.
+ *
+ * Return: the pid, -1 if the kdamond is not running, LONG_MIN if it cannot
+ * be read.
+ */
+long kdamond_pid(void)
+{
+	long pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
+
+	for (int try = 0; try < 100 && pid == -__LONG_MAX__ - 1; try++) {
+		usleep(10000);
+		pid = read_long(DAMON_ADMIN "/kdamonds/0/pid");
+	}
+	return pid;
+}
+
+/**
  * damon_scheme_stat() - refresh and read one stat of a running scheme
  * @scheme: scheme index
  * @stat: "nr_tried", "sz_applied", ...

@@ -75,5 +75,6 @@ long trace_moved(int src, int dst, const char *reason, long *events);
 int damon_start(const struct damos_cfg *schemes, int nr_schemes);
 int damon_stop(void);
 long damon_scheme_stat(int scheme, const char *stat);
+long kdamond_pid(void);
 
 #endif /* TIERING_UTIL_H */
