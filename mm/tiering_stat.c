@@ -134,7 +134,10 @@ trace:
  * @decision: the outcome
  *
  * The body of tiering_promote_decision().  Rejected candidates count in
- * pgpromote_reject_latency or pgpromote_reject_ratelimit of @dst_nid;
+ * pgpromote_reject_latency or pgpromote_reject_ratelimit of @dst_nid; a
+ * first fault rejected for want of a fault in the pass before
+ * (NUMA_HINT_REJECT_FIRST) counts only in the source's
+ * numa_hint_faults_tiering, with every other memory-tiering hint fault;
  * every decision emits tiering:tiering_promote_decision.  Pages that then
  * move are reported by the migration, through tiering_account_memcg().
  */

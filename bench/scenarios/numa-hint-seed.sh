@@ -15,7 +15,11 @@
 #                of 2^16 faults, fixed threshold 1,000,000, refresh on
 #                (hint_clock=mm); skipped on a kernel without it
 #   faults       the series as it ships: a clock per lower-tier node,
-#                automatic threshold (hint_clock=node)
+#                automatic threshold (hint_clock=node), hot_repeat 1
+#   faults_norepeat  the same with hot_repeat 0: promotion on the first
+#                hint fault under the threshold
+#   seed_scaled  seed with the threshold scaled to the lab's hint-fault
+#                rate (SCALED_FAULTS, 110000: the seed's ~48 s window)
 # WORKLOAD=uniform (default): one process, TOTAL_MIB in CHUNK_MIB chunks
 # (numa-hint run -u).  WORKLOAD=twoproc (bench/scenarios/numa-hint-2proc.sh):
 # the same large process, plus a small one started first whose SMALL_MIB
@@ -41,7 +45,7 @@ BIN=$REPO/build/bench/bin/numa-hint
 OUTDIR=${BENCH_OUT:-/mnt/lab}
 WORKLOAD=${WORKLOAD:-uniform}
 CSV=$OUTDIR/numa-hint-$WORKLOAD.csv
-CONFIGS=${CONFIGS:-time time_raised seed faults}
+CONFIGS=${CONFIGS:-time time_raised seed faults faults_norepeat}
 TOTAL_MIB=${TOTAL_MIB:-1536}
 NODE0_FREE_MIB=${NODE0_FREE_MIB:-64}
 CHUNK_MIB=${CHUNK_MIB:-8}
@@ -50,6 +54,7 @@ EPISODES=${EPISODES:-960}
 RUN_S=${RUN_S:-900}
 SEED=${SEED:-1}
 RAISED_MS=${RAISED_MS:-60000}
+SCALED_FAULTS=${SCALED_FAULTS:-110000}
 SMALL_MIB=${SMALL_MIB:-32}
 SMALL_ITERS=${SMALL_ITERS:-8192}
 SMALL_PAUSE_MS=${SMALL_PAUSE_MS:-200}
@@ -112,26 +117,30 @@ result()
 # kernel does not have it
 configure()
 {
+	# numa_balancing: 2 (tiering), 6 with NUMA_BALANCING_TIERING_FAULTS
+	NB_VAL=6
+	[ -e $NB/hot_repeat ] && w 1 $NB/hot_repeat
 	case $1 in
 	time | time_raised)
-		w time $NB/hint_latency_mode
+		NB_VAL=2
 		w 0 $NB/hot_threshold_faults
 		[ -e $NB/hint_clock ] && w node $NB/hint_clock
 		w "$([ "$1" = time ] && echo 1000 || echo "$RAISED_MS")" $NB/hot_threshold_ms ;;
-	seed)
+	seed | seed_scaled)
 		[ -e $NB/hint_clock ] || return 1
 		w 1000 $NB/hot_threshold_ms
-		w faults $NB/hint_latency_mode
 		w mm $NB/hint_clock
-		w 1000000 $NB/hot_threshold_faults ;;
-	faults)
+		w "$([ "$1" = seed ] && echo 1000000 || echo "$SCALED_FAULTS")" \
+			$NB/hot_threshold_faults ;;
+	faults | faults_norepeat)
+		[ "$1" = faults_norepeat ] && { [ -e $NB/hot_repeat ] || return 1; w 0 $NB/hot_repeat; }
 		w 1000 $NB/hot_threshold_ms
-		w faults $NB/hint_latency_mode
 		# 0 first: a per-node clock refuses a threshold beyond its range
 		w 0 $NB/hot_threshold_faults
 		[ -e $NB/hint_clock ] && w node $NB/hint_clock ;;
 	*) die "unknown configuration $1" ;;
 	esac
+	w "$([ $NB_VAL = 6 ] && echo faults || echo time)" $NB/hint_latency_mode
 }
 
 # start LABEL ARGS...: a workload process on CPU0, up to "ready"
@@ -177,7 +186,7 @@ run()
 	echo "bench: === $cfg ==="
 	w 0 /proc/sys/kernel/numa_balancing
 	w 0 /sys/kernel/mm/numa/demotion_enabled
-	configure "$cfg" || { echo "bench: $cfg: not in this kernel (no $NB/hint_clock), skipped"; return 0; }
+	configure "$cfg" || { echo "bench: $cfg: not in this kernel (no $NB/hint_clock or hot_repeat), skipped"; return 0; }
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	sleep 2
@@ -203,7 +212,8 @@ run()
 	echo "bench: $cfg: mode [$(cat $NB/hint_latency_mode)]" \
 		"clock [$(cat $NB/hint_clock 2>/dev/null || echo node)]" \
 		"hot_threshold_ms $(cat $NB/hot_threshold_ms)" \
-		"hot_threshold_faults $(cat $NB/hot_threshold_faults)"
+		"hot_threshold_faults $(cat $NB/hot_threshold_faults)" \
+		"hot_repeat $(cat $NB/hot_repeat 2>/dev/null || echo -)"
 	if [ -e $TP/enable ]; then
 		echo > /sys/kernel/tracing/trace
 		numactl --cpunodebind=1 --membind=1 -- "$BIN" trace \
@@ -214,7 +224,7 @@ run()
 	fi
 	vmstat "$TMP/vmstat.$cfg.0"
 	w 1 /sys/kernel/mm/numa/demotion_enabled
-	w 2 /proc/sys/kernel/numa_balancing
+	w $NB_VAL /proc/sys/kernel/numa_balancing
 	[ -n "$small" ] && kill -USR1 "$small"
 	kill -USR1 $big
 	wait $big || die "$cfg: the workload failed"

@@ -159,7 +159,8 @@ run()
 	fi
 	vmstat "$TMP/vmstat.$mode.0"
 	w 1 /sys/kernel/mm/numa/demotion_enabled
-	w 2 /proc/sys/kernel/numa_balancing
+	# tiering mode, with NUMA_BALANCING_TIERING_FAULTS (4) in faults mode
+	w "$([ "$mode" = faults ] && echo 6 || echo 2)" /proc/sys/kernel/numa_balancing
 	kill -USR1 $wl
 	wait $wl || die "$mode: the workload failed"
 	w 0 /proc/sys/kernel/numa_balancing

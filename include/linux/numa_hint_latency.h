@@ -6,14 +6,17 @@
  * its hint-fault latency, the distance between the scan that made it
  * PROT_NONE and the hint fault that followed, is below a threshold.
  * Time mode measures that distance in milliseconds.  The fault-count mode
- * measures it in hint faults: each lower-tier node has a sequence clock that
- * every hint fault on one of its folios advances, and the scanner stamps a
- * folio with its node's clock.  See kernel/sched/numa_hint_latency.c.
+ * measures it in hint faults: each lower-tier node has a clock that every
+ * hint fault on one of its folios advances, and the scanner stamps a folio
+ * with its node's clock.  The mode is bit NUMA_BALANCING_TIERING_FAULTS of
+ * the numa_balancing sysctl.  See kernel/sched/numa_hint_latency.c.
  */
 #ifndef _LINUX_NUMA_HINT_LATENCY_H
 #define _LINUX_NUMA_HINT_LATENCY_H
 
+#include <linux/bits.h>
 #include <linux/compiler.h>
+#include <linux/sched/sysctl.h>
 #include <linux/types.h>
 
 struct dentry;
@@ -53,34 +56,39 @@ enum numa_hint_clock_scope {
  *	node has plenty of free memory
  * @NUMA_HINT_REJECT_LATENCY: latency at or above the threshold
  * @NUMA_HINT_REJECT_RATELIMIT: hot enough, but over the promotion rate limit
+ * @NUMA_HINT_REJECT_FIRST: latency below threshold, but the folio took no
+ *	hint fault in the scan pass before (fault-count mode, hot_repeat 1):
+ *	one burst of accesses does not make a page hot
  */
 enum numa_hint_decision {
 	NUMA_HINT_PROMOTE,
 	NUMA_HINT_FREE_SPACE,
 	NUMA_HINT_REJECT_LATENCY,
 	NUMA_HINT_REJECT_RATELIMIT,
+	NUMA_HINT_REJECT_FIRST,
 };
 
-/* the fault-count threshold that automatic adjustment starts from */
-#define NUMA_HINT_DEFAULT_THRESHOLD_FAULTS	1024
+/*
+ * The largest fault-count threshold of the per-node clock, and the one the
+ * automatic threshold starts from: no page that faults is too cold until
+ * the promotion rate limit says so.
+ */
+#define NUMA_HINT_MAX_THRESHOLD_FAULTS		((unsigned int)BIT(30))
 /* per-mm clock: a folio keeps the count >> 16 */
 #define NUMA_HINT_MM_BUCKET_SHIFT		16
 /* per-mm clock: the threshold when none is set */
 #define NUMA_HINT_MM_THRESHOLD_FAULTS		1000000
 
 #ifdef CONFIG_NUMA_BALANCING
-extern int numa_hint_latency_mode;
 extern int numa_hint_clock_scope;
 
-/**
- * numa_hint_faults_mode() - is the hint latency counted in faults?
- *
- * Return: true in fault-count mode.
+/*
+ * numa_hint_faults_mode() - is the hint latency counted in faults: does
+ * the numa_balancing sysctl have NUMA_BALANCING_TIERING_FAULTS?
  */
-static inline bool numa_hint_faults_mode(void)
-{
-	return READ_ONCE(numa_hint_latency_mode) == NUMA_HINT_LATENCY_FAULTS;
-}
+#define numa_hint_faults_mode()						\
+	(!!(READ_ONCE(sysctl_numa_balancing_mode) &			\
+	    NUMA_BALANCING_TIERING_FAULTS))
 
 void __numa_hint_mm_fault(struct mm_struct *mm);
 
@@ -97,17 +105,25 @@ static inline void numa_hint_mm_fault(struct mm_struct *mm)
 		__numa_hint_mm_fault(mm);
 }
 
-unsigned int numa_hint_latency(unsigned int now, unsigned int last);
 unsigned int numa_hint_mm_latency(unsigned int now, unsigned int last);
-unsigned int numa_hint_adjust_threshold(unsigned int th, unsigned int ref_th,
+unsigned int numa_hint_unit_shift(unsigned int th);
+unsigned int numa_hint_unit_clock(unsigned long raw, unsigned long base);
+unsigned long numa_hint_rebase(unsigned long raw, unsigned long base,
+			       unsigned int shift);
+unsigned int numa_hint_stamp_latency(unsigned int now, unsigned int stamp);
+unsigned int numa_hint_adjust_threshold(unsigned int th,
 					unsigned long diff_cand,
 					unsigned long ref_cand);
 void numa_hint_scan_stamp(struct folio *folio);
 void numa_hint_scan_skipped(struct folio *folio);
-unsigned int numa_hint_fault_count_latency(struct folio *folio, int src_nid);
-unsigned int numa_hint_fault_threshold(struct pglist_data *pgdat,
-				       unsigned long rate_limit,
-				       unsigned int period);
+void numa_hint_count_fault(int src_nid);
+void numa_hint_reset_threshold(int src_nid);
+enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
+					       int src_nid,
+					       unsigned long rate_limit,
+					       unsigned int period,
+					       unsigned int *latency,
+					       unsigned int *threshold);
 void numa_hint_debugfs_init(struct dentry *dir);
 #else /* !CONFIG_NUMA_BALANCING */
 /*

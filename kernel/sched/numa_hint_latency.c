@@ -10,25 +10,59 @@
  * most hint faults, hot pages' included, come out far above a threshold of
  * about a second and nothing is promoted.
  *
- * In fault-count mode the stamp is a hint-fault sequence number instead, and
- * the latency is the number of hint faults between scan and fault.  The
- * sequence is a clock per source node (pglist_data::nbp_hint_clock): every
- * hint fault on a folio of that lower-tier node advances it, whichever
- * process takes the fault.  A latency therefore ranks a page among all the
- * promotion candidates of its node, the pages that compete for the same
- * promotion bandwidth, and pages of different processes compare: a small
- * process's pages do not look hot because the process itself faults
- * rarely, which a clock per mm would make them, and a busy node does not
- * make the pages of another, quiet node look cold, which one global clock
- * would.
+ * In fault-count mode the latency is counted in hint faults instead: the
+ * number of hint faults on folios of the same lower-tier node, from every
+ * process, between the folio's scan and its fault.  It ranks a page among
+ * the pages that compete for the same promotion bandwidth, and pages of
+ * different processes compare: a small process's pages do not look hot
+ * just because the process itself faults rarely, as a count per mm would
+ * make them, and a busy node does not make the pages of a quiet one look
+ * cold, as one global count would.
  *
- * The stamp lives in the folio's _last_cpupid bits, as the millisecond
- * stamp does, so latencies come in units of 1 << PAGE_ACCESS_TIME_BUCKETS
- * and are taken modulo the stamp's range (at least 4096).  A page whose
- * true latency exceeds that range aliases to a small one; to keep that
- * rare, the scanner also refreshes the stamp of pages it finds still
- * PROT_NONE from an earlier pass, so a latency never spans more than one
- * scan pass.
+ * The clock.  Each lower-tier node counts its memory-tiering hint faults in
+ * the node vmstat item NUMA_HINT_FAULTS_TIERING ("numa_hint_faults_tiering"),
+ * whose per-CPU batching keeps the fault path off a shared cache line; the
+ * global value lags by at most the per-CPU batches, a few hundred faults
+ * at most on small machines.  Every hint fault counts, also while the top
+ * tier has free space and promotes without a check, so that the clock
+ * keeps time for the stamps of that period.
+ *
+ * The unit.  A folio keeps its stamp in the LAST_CPUPID_SHIFT bits of
+ * _last_cpupid: bit 0 says the folio took a hint fault in the scan pass
+ * before the one that stamped it, the others hold the node's unit clock,
+ * the fault count >> a per-node shift (pglist_data::nbp_hint_base).  The
+ * shift follows the threshold so that the threshold stays below 2^
+ * NUMA_HINT_TH_BITS units, a sixteenth of the stamp's range: with
+ * CONFIG_NR_CPUS 64, 512 and 8192 (14, 17 and 21 bits) thresholds up to
+ * 511, 4095 and 65535 faults are exact, larger ones are counted in units
+ * of 2^shift faults, and a latency is exact up to at least 16 thresholds.
+ * The unit clock stays continuous when the shift changes (an offset
+ * absorbs the change), so a stamp taken before a change reads as a
+ * latency within a factor of two of the truth.  The scanner restamps
+ * folios it finds still PROT_NONE, so a latency spans at most one scan
+ * pass and rarely exceeds the stamp's range.
+ *
+ * The threshold.  Kept per lower-tier node, in the domain of the clock it
+ * is compared with.  It starts at NUMA_HINT_MAX_THRESHOLD_FAULTS: while
+ * the candidates of the node fit in the promotion rate limit, every page
+ * that faults twice (below) is promoted.  Once per adjustment period it is
+ * doubled if the node's candidates were fewer than 90% of what the rate
+ * limit allows, or scaled down by limit / candidates (at least halved, at
+ * most by 64) if they exceeded 110%: multiplicative steps that cross the
+ * range from one fault to 2^30 in a few periods at any hint-fault rate.
+ * Several lower-tier nodes promoting into one top-tier node each aim at
+ * the full rate limit; the rate limit itself caps their sum.
+ *
+ * Bursts.  With hot_repeat 1 (the default) a page is promoted only if it
+ * also took a hint fault in the scan pass before: one burst of accesses
+ * after a scan does not make a page hot, accesses in two consecutive scan
+ * passes do.  The bit in the stamp carries that across the pass: the
+ * fault sets it, a scan that finds the folio accessed keeps it, a scan
+ * that finds it still PROT_NONE clears it.
+ *
+ * Known limits: a switch between time and fault-count mode reads the
+ * stamps of the previous mode for up to one scan pass; a folio migrated
+ * between two lower-tier nodes keeps a stamp of the old node's clock.
  *
  * For comparison, hint_clock "mm" selects the design of the RFC this
  * follows ("sched/numa: Fault count based NUMA hint fault latency"): one
@@ -50,6 +84,7 @@
 #include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/kstrtox.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
@@ -62,12 +97,27 @@
 #include <linux/uaccess.h>
 #include <linux/vmstat.h>
 
-/* threshold adjustment: steps from one unit to twice the reference */
-#define NUMA_HINT_ADJUST_STEPS	16
+/* the stamp's bit 0: the folio took a hint fault in the previous scan pass */
+#define NUMA_HINT_STAMP_FAULTED	1U
+/* the unit clock's bits in a stamp, above NUMA_HINT_STAMP_FAULTED */
+#define NUMA_HINT_CLOCK_BITS	(LAST_CPUPID_SHIFT - 1)
+#define NUMA_HINT_CLOCK_MASK	((1U << NUMA_HINT_CLOCK_BITS) - 1)
+/* thresholds stay below 2^NUMA_HINT_TH_BITS units */
+#define NUMA_HINT_TH_BITS	(NUMA_HINT_CLOCK_BITS - 4)
+/* pglist_data::nbp_hint_base: offset << NUMA_HINT_SHIFT_BITS | shift */
+#define NUMA_HINT_SHIFT_BITS	6
+#define NUMA_HINT_SHIFT_MASK	((1UL << NUMA_HINT_SHIFT_BITS) - 1)
+/* the automatic threshold: at most this factor down in one period */
+#define NUMA_HINT_MAX_STEP_DOWN	64
 
-int numa_hint_latency_mode __read_mostly = NUMA_HINT_LATENCY_TIME;
+static_assert(NUMA_HINT_TH_BITS >= 2);
+/* the offset in nbp_hint_base keeps at least the unit clock's bits */
+static_assert(BITS_PER_LONG - NUMA_HINT_SHIFT_BITS >= NUMA_HINT_CLOCK_BITS);
 
 int numa_hint_clock_scope __read_mostly = NUMA_HINT_CLOCK_NODE;
+
+/* hot_repeat: promote only folios that also faulted in the previous pass */
+static bool numa_hint_repeat __read_mostly = true;
 
 /* per-mm clocks (hint_clock "mm"): a slot per hash of the mm */
 #define NUMA_HINT_MM_CLOCK_BITS	8
@@ -102,19 +152,60 @@ static const char * const numa_hint_clock_names[] = {
 };
 
 /**
- * numa_hint_latency() - distance between a stamp and now, across wrap-around
- * @now: the current value of the clock
- * @last: the stamp read back from the folio (folio_xchg_access_time())
+ * numa_hint_unit_shift() - the unit of the per-node clock for a threshold
+ * @th: threshold in hint faults
  *
- * The folio keeps only the low bits of a stamp, in units of
- * 1 << PAGE_ACCESS_TIME_BUCKETS, so the difference is taken modulo their
- * range and rounded down to a unit.  Used by both modes.
- *
- * Return: (@now - @last) masked with PAGE_ACCESS_TIME_MASK.
+ * Return: the smallest shift that brings @th below 2^NUMA_HINT_TH_BITS.
  */
-unsigned int numa_hint_latency(unsigned int now, unsigned int last)
+unsigned int numa_hint_unit_shift(unsigned int th)
 {
-	return (now - last) & PAGE_ACCESS_TIME_MASK;
+	unsigned int bits = fls(th);
+
+	return bits > NUMA_HINT_TH_BITS ? bits - NUMA_HINT_TH_BITS : 0;
+}
+
+/**
+ * numa_hint_unit_clock() - a node's clock in its current unit
+ * @raw: the node's hint faults (NUMA_HINT_FAULTS_TIERING)
+ * @base: the node's nbp_hint_base: offset and shift
+ *
+ * Return: (@raw >> shift) + offset; callers use the low bits only.
+ */
+unsigned int numa_hint_unit_clock(unsigned long raw, unsigned long base)
+{
+	return (raw >> (base & NUMA_HINT_SHIFT_MASK)) +
+		(unsigned int)(base >> NUMA_HINT_SHIFT_BITS);
+}
+
+/**
+ * numa_hint_rebase() - change the unit of a node's clock, keeping its value
+ * @raw: the node's hint faults now
+ * @base: its nbp_hint_base
+ * @shift: the new unit, 2^@shift faults
+ *
+ * Return: the nbp_hint_base under which the unit clock reads, at @raw, what
+ * it read under @base, and then advances once every 2^@shift faults.
+ */
+unsigned long numa_hint_rebase(unsigned long raw, unsigned long base,
+			       unsigned int shift)
+{
+	unsigned int off = numa_hint_unit_clock(raw, base) -
+		(unsigned int)(raw >> shift);
+
+	return (unsigned long)off << NUMA_HINT_SHIFT_BITS | shift;
+}
+
+/**
+ * numa_hint_stamp_latency() - units between a stamp and now
+ * @now: the node's unit clock at the fault
+ * @stamp: what the folio held (a unit clock << 1, NUMA_HINT_STAMP_FAULTED)
+ *
+ * Return: (@now - clock of @stamp) modulo 2^NUMA_HINT_CLOCK_BITS, which is
+ * right across wrap-around of both the clock and the stored bits.
+ */
+unsigned int numa_hint_stamp_latency(unsigned int now, unsigned int stamp)
+{
+	return (now - (stamp >> 1)) & NUMA_HINT_CLOCK_MASK;
 }
 
 /**
@@ -160,46 +251,35 @@ unsigned int numa_hint_mm_latency(unsigned int now, unsigned int last)
 static unsigned int numa_hint_threshold_max(int scope)
 {
 	return scope == NUMA_HINT_CLOCK_MM ? numa_hint_mm_latency_mask() :
-		PAGE_ACCESS_TIME_MASK;
+		NUMA_HINT_MAX_THRESHOLD_FAULTS;
 }
 
 /**
- * numa_hint_adjust_threshold() - one step of the automatic threshold
- * @th: current threshold, 0 if none yet
- * @ref_th: reference threshold; the result stays within
- *	[@ref_th / 8, 2 * @ref_th]
- * @diff_cand: promotion candidates seen in the period that just ended
+ * numa_hint_adjust_threshold() - one period's step of the automatic threshold
+ * @th: current threshold, in hint faults
+ * @diff_cand: the node's promotion candidates in the period that ended
  * @ref_cand: candidates the promotion rate limit allows in one period
  *
- * The rule of numa_promotion_adjust_threshold() for milliseconds: more than
- * 110% of @ref_cand candidates lowers the threshold by one step
- * (@ref_th / 8), fewer than 90% raises it by one.
+ * Candidates are taken as proportional to the threshold: over 110% of
+ * @ref_cand scales @th by @ref_cand / @diff_cand, at least halving it and
+ * at most dividing it by NUMA_HINT_MAX_STEP_DOWN; under 90% doubles it.
  *
- * Return: the threshold for the next period.
+ * Return: the threshold for the next period, in [1,
+ * NUMA_HINT_MAX_THRESHOLD_FAULTS].
  */
-unsigned int numa_hint_adjust_threshold(unsigned int th, unsigned int ref_th,
+unsigned int numa_hint_adjust_threshold(unsigned int th,
 					unsigned long diff_cand,
 					unsigned long ref_cand)
 {
-	unsigned int unit = max(ref_th * 2 / NUMA_HINT_ADJUST_STEPS, 1U);
+	u64 t = th;
 
-	th = th ? : ref_th;
-	if (diff_cand > ref_cand * 11 / 10)
-		th = th > 2 * unit ? th - unit : unit;
-	else if (diff_cand < ref_cand * 9 / 10)
-		th = min(th + unit, ref_th * 2);
-	return th;
-}
-
-/**
- * numa_hint_clock() - the hint-fault clock of a node
- * @nid: lower-tier node
- *
- * Return: the clock of @nid.
- */
-static atomic_t *numa_hint_clock(int nid)
-{
-	return &NODE_DATA(nid)->nbp_hint_clock;
+	if (diff_cand > ref_cand + ref_cand / 10) {
+		t = mul_u64_u64_div_u64(t, ref_cand, diff_cand);
+		t = clamp_t(u64, t, th / NUMA_HINT_MAX_STEP_DOWN, th / 2);
+	} else if (diff_cand < ref_cand - ref_cand / 10) {
+		t = 2 * t;
+	}
+	return clamp_t(u64, t, 1, NUMA_HINT_MAX_THRESHOLD_FAULTS);
 }
 
 /**
@@ -233,23 +313,44 @@ void __numa_hint_mm_fault(struct mm_struct *mm)
 }
 
 /**
+ * numa_hint_node_clock() - a lower-tier node's unit clock now
+ * @pgdat: the node
+ *
+ * Return: the unit clock (numa_hint_unit_clock()).
+ */
+static unsigned int numa_hint_node_clock(struct pglist_data *pgdat)
+{
+	return numa_hint_unit_clock(node_page_state(pgdat,
+						    NUMA_HINT_FAULTS_TIERING),
+				    READ_ONCE(pgdat->nbp_hint_base));
+}
+
+/**
  * numa_hint_stamp_faults() - stamp a folio with its fault-count clock
  * @folio: a lower-tier folio the scanner passes
+ * @faulted: keep the folio's NUMA_HINT_STAMP_FAULTED bit; false clears it
  *
  * With the per-mm clock, the count of the scanning task's mm in buckets;
- * otherwise the clock of the folio's node.
+ * otherwise the unit clock of the folio's node.
  */
-static void numa_hint_stamp_faults(struct folio *folio)
+static void numa_hint_stamp_faults(struct folio *folio, bool faulted)
 {
 	struct mm_struct *mm = current->mm;
+	unsigned int now, last;
 
-	if (numa_hint_mm_clock() && mm)
+	if (numa_hint_mm_clock() && mm) {
 		folio_xchg_last_cpupid(folio,
 				       (unsigned int)atomic_read(numa_hint_mm_clock_of(mm)) >>
 				       NUMA_HINT_MM_BUCKET_SHIFT);
-	else
-		folio_xchg_access_time(folio,
-				       atomic_read(numa_hint_clock(folio_nid(folio))));
+		return;
+	}
+	now = numa_hint_node_clock(folio_pgdat(folio));
+	last = folio_last_cpupid(folio);
+	/* a folio never stamped holds all ones (page_cpupid_reset_last()) */
+	if (last == LAST_CPUPID_MASK)
+		faulted = false;
+	folio_xchg_last_cpupid(folio, now << 1 |
+			       (faulted ? last & NUMA_HINT_STAMP_FAULTED : 0));
 }
 
 /**
@@ -258,7 +359,8 @@ static void numa_hint_stamp_faults(struct folio *folio)
  *
  * For a folio whose _last_cpupid holds an access stamp (a lower-tier folio
  * in memory-tiering mode): store the time in ms, or in fault-count mode the
- * current value of the clock of the folio's node.
+ * clock, keeping the mark of a hint fault since the last scan (the folio
+ * was accessible: it faulted, or it is new and has no mark).
  */
 void numa_hint_scan_stamp(struct folio *folio)
 {
@@ -267,7 +369,7 @@ void numa_hint_scan_stamp(struct folio *folio)
 	if (!folio_use_access_time(folio))
 		return;
 	if (numa_hint_faults_mode()) {
-		numa_hint_stamp_faults(folio);
+		numa_hint_stamp_faults(folio, true);
 		return;
 	}
 	now = jiffies_to_msecs(jiffies);
@@ -281,93 +383,166 @@ void numa_hint_scan_stamp(struct folio *folio)
  * In fault-count mode a folio that was not accessed since the previous scan
  * pass gets the current clock value, so that its latency, when it finally
  * faults, counts from the last pass and not from an older one whose
- * distance may exceed the stamp's range.  Time mode does nothing: its
- * latency is the time since the folio was made PROT_NONE.
+ * distance may exceed the stamp's range, and loses its mark of a fault in
+ * the pass before.  Time mode does nothing: its latency is the time since
+ * the folio was made PROT_NONE.
  */
 void numa_hint_scan_skipped(struct folio *folio)
 {
 	if (folio && numa_hint_faults_mode() && folio_use_access_time(folio))
-		numa_hint_stamp_faults(folio);
+		numa_hint_stamp_faults(folio, false);
 }
 
 /**
- * numa_hint_fault_count_latency() - latency of a hint fault, in faults
- * @folio: the faulting folio
- * @src_nid: its node
+ * numa_hint_count_fault() - advance a lower-tier node's clock
+ * @src_nid: the node of a folio that took a memory-tiering hint fault
  *
- * Advances the clock of @src_nid by this fault and restamps @folio.  With
- * the per-mm clock, do_numa_page() has advanced the faulting task's clock
- * already: read it and restamp @folio in buckets.
- *
- * Return: the hint faults taken on @src_nid's folios (or by the faulting
- * process) since @folio was stamped, modulo the stamp's range.
+ * Called for every such fault, whatever the mode and whether or not the
+ * latency is checked.
  */
-unsigned int numa_hint_fault_count_latency(struct folio *folio, int src_nid)
+void numa_hint_count_fault(int src_nid)
 {
-	struct mm_struct *mm = current->mm;
-	unsigned int mm_now;
-	int now, last;
-
-	if (numa_hint_mm_clock() && mm) {
-		mm_now = atomic_read(numa_hint_mm_clock_of(mm));
-		last = folio_xchg_last_cpupid(folio,
-					      mm_now >> NUMA_HINT_MM_BUCKET_SHIFT);
-		return numa_hint_mm_latency(mm_now, last);
-	}
-	now = atomic_inc_return(numa_hint_clock(src_nid));
-	last = folio_xchg_access_time(folio, now);
-	return numa_hint_latency(now, last);
+	mod_node_page_state(NODE_DATA(src_nid), NUMA_HINT_FAULTS_TIERING, 1);
 }
 
 /**
- * numa_hint_fault_threshold() - fault-count threshold for promotion to a node
- * @pgdat: destination (top-tier) node
- * @rate_limit: promotion rate limit, in pages per second
- * @period: adjustment period in ms (numa_balancing scan_period_max_ms)
+ * numa_hint_reset_threshold() - restart a node's automatic threshold
+ * @src_nid: lower-tier node
  *
- * The fixed threshold if one was set in debugfs.  Otherwise, with the
- * per-mm clock, NUMA_HINT_MM_THRESHOLD_FAULTS (the RFC's fixed value), and
- * with the per-node clock the automatic threshold: it starts at
- * NUMA_HINT_DEFAULT_THRESHOLD_FAULTS and, once per @period, moves one step
- * down if more promotion candidates than the rate limit allows reached
- * @pgdat, or one step up if fewer did (numa_hint_adjust_threshold()).
+ * Called while the top tier has free space and promotes unchecked: what
+ * the threshold learnt no longer applies once it fills.
+ */
+void numa_hint_reset_threshold(int src_nid)
+{
+	struct pglist_data *pgdat = NODE_DATA(src_nid);
+
+	if (READ_ONCE(pgdat->nbp_fault_threshold))
+		WRITE_ONCE(pgdat->nbp_fault_threshold, 0);
+}
+
+/**
+ * numa_hint_node_threshold() - a lower-tier node's threshold, in faults
+ * @pgdat: the node
+ * @rate_limit: promotion rate limit, in pages per second
+ * @period: adjustment period in ms
+ *
+ * The fixed threshold if one is set, else the automatic one, adjusted
+ * once per @period (numa_hint_adjust_threshold()).  Keeps the unit of the
+ * node's clock matched to the threshold (numa_hint_unit_shift()).
  *
  * Return: the threshold, in hint faults.
  */
-unsigned int numa_hint_fault_threshold(struct pglist_data *pgdat,
-				       unsigned long rate_limit,
-				       unsigned int period)
+static unsigned int numa_hint_node_threshold(struct pglist_data *pgdat,
+					     unsigned long rate_limit,
+					     unsigned int period)
 {
-	unsigned int fixed = READ_ONCE(numa_hint_threshold_faults);
-	unsigned int now, start, th;
-	unsigned long nr_cand, ref_cand;
+	unsigned int th = READ_ONCE(numa_hint_threshold_faults);
+	unsigned int now, start, shift;
+	unsigned long nr_cand, ref_cand, base, raw;
 
-	if (fixed)
-		return fixed;
-	if (numa_hint_mm_clock())
-		return NUMA_HINT_MM_THRESHOLD_FAULTS;
-
-	now = jiffies_to_msecs(jiffies);
-	start = READ_ONCE(pgdat->nbp_fault_th_start);
-	if (now - start > period &&
-	    cmpxchg(&pgdat->nbp_fault_th_start, start, now) == start) {
-		ref_cand = rate_limit * period / MSEC_PER_SEC;
-		nr_cand = node_page_state(pgdat, PGPROMOTE_CANDIDATE);
-		th = numa_hint_adjust_threshold(READ_ONCE(pgdat->nbp_fault_threshold),
-						NUMA_HINT_DEFAULT_THRESHOLD_FAULTS,
-						nr_cand - pgdat->nbp_fault_th_nr_cand,
-						ref_cand);
-		pgdat->nbp_fault_th_nr_cand = nr_cand;
-		WRITE_ONCE(pgdat->nbp_fault_threshold, th);
+	if (!th) {
+		th = READ_ONCE(pgdat->nbp_fault_threshold) ? :
+			NUMA_HINT_MAX_THRESHOLD_FAULTS;
+		now = jiffies_to_msecs(jiffies);
+		start = READ_ONCE(pgdat->nbp_fault_th_start);
+		if (now - start > period &&
+		    cmpxchg(&pgdat->nbp_fault_th_start, start, now) == start) {
+			ref_cand = rate_limit * period / MSEC_PER_SEC;
+			nr_cand = atomic_long_read(&pgdat->nbp_fault_nr_cand);
+			th = numa_hint_adjust_threshold(th, nr_cand -
+							pgdat->nbp_fault_th_nr_cand,
+							ref_cand);
+			pgdat->nbp_fault_th_nr_cand = nr_cand;
+			WRITE_ONCE(pgdat->nbp_fault_threshold, th);
+		}
 	}
-	return READ_ONCE(pgdat->nbp_fault_threshold) ? :
-		NUMA_HINT_DEFAULT_THRESHOLD_FAULTS;
+	shift = numa_hint_unit_shift(th);
+	base = READ_ONCE(pgdat->nbp_hint_base);
+	if ((base & NUMA_HINT_SHIFT_MASK) != shift) {
+		raw = node_page_state(pgdat, NUMA_HINT_FAULTS_TIERING);
+		cmpxchg(&pgdat->nbp_hint_base, base,
+			numa_hint_rebase(raw, base, shift));
+	}
+	return th;
+}
+
+/**
+ * numa_hint_to_faults() - a count of units in hint faults, for reporting
+ * @units: a latency or threshold in units of 2^@shift faults
+ * @shift: the unit
+ *
+ * Return: @units << @shift, at most U32_MAX.
+ */
+static unsigned int numa_hint_to_faults(unsigned int units, unsigned int shift)
+{
+	return min_t(u64, (u64)units << shift, U32_MAX);
+}
+
+/**
+ * numa_hint_fault_decide() - judge a hint fault by its fault-count latency
+ * @folio: the faulting lower-tier folio
+ * @src_nid: its node
+ * @rate_limit: promotion rate limit, in pages per second
+ * @period: adjustment period of the automatic threshold, in ms
+ * @latency: set to the latency, in hint faults
+ * @threshold: set to the threshold, in hint faults
+ *
+ * Restamps @folio.  With the per-node clock the latency counts the node's
+ * hint faults since @folio's scan, and a folio under the threshold is also
+ * rejected if hot_repeat is set and it took no hint fault in the scan pass
+ * before; a candidate counts towards the node's automatic threshold.  With
+ * the per-mm clock (the RFC's design) the latency counts the faulting
+ * process's hint faults, against a fixed threshold.
+ *
+ * Return: NUMA_HINT_PROMOTE (subject to the rate limit),
+ * NUMA_HINT_REJECT_LATENCY or NUMA_HINT_REJECT_FIRST.
+ */
+enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
+					       int src_nid,
+					       unsigned long rate_limit,
+					       unsigned int period,
+					       unsigned int *latency,
+					       unsigned int *threshold)
+{
+	struct pglist_data *pgdat = NODE_DATA(src_nid);
+	struct mm_struct *mm = current->mm;
+	unsigned int now, last, th, shift;
+	unsigned long base;
+
+	if (numa_hint_mm_clock() && mm) {
+		now = atomic_read(numa_hint_mm_clock_of(mm));
+		last = folio_xchg_last_cpupid(folio,
+					      now >> NUMA_HINT_MM_BUCKET_SHIFT);
+		*latency = numa_hint_mm_latency(now, last);
+		*threshold = READ_ONCE(numa_hint_threshold_faults) ? :
+			NUMA_HINT_MM_THRESHOLD_FAULTS;
+		return *latency < *threshold ? NUMA_HINT_PROMOTE :
+			NUMA_HINT_REJECT_LATENCY;
+	}
+
+	th = numa_hint_node_threshold(pgdat, rate_limit, period);
+	base = READ_ONCE(pgdat->nbp_hint_base);
+	shift = base & NUMA_HINT_SHIFT_MASK;
+	now = numa_hint_unit_clock(node_page_state(pgdat,
+						   NUMA_HINT_FAULTS_TIERING),
+				   base);
+	last = folio_xchg_last_cpupid(folio, now << 1 | NUMA_HINT_STAMP_FAULTED);
+	*latency = numa_hint_to_faults(numa_hint_stamp_latency(now, last),
+				       shift);
+	*threshold = th;
+	if (numa_hint_stamp_latency(now, last) >= max(th >> shift, 1U))
+		return NUMA_HINT_REJECT_LATENCY;
+	if (READ_ONCE(numa_hint_repeat) && !(last & NUMA_HINT_STAMP_FAULTED))
+		return NUMA_HINT_REJECT_FIRST;
+	atomic_long_add(folio_nr_pages(folio), &pgdat->nbp_fault_nr_cand);
+	return NUMA_HINT_PROMOTE;
 }
 
 static int numa_hint_mode_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "%s\n",
-		   numa_hint_mode_names[READ_ONCE(numa_hint_latency_mode)]);
+	seq_printf(m, "%s\n", numa_hint_mode_names[numa_hint_faults_mode() ?
+						   NUMA_HINT_LATENCY_FAULTS :
+						   NUMA_HINT_LATENCY_TIME]);
 	return 0;
 }
 
@@ -377,14 +552,15 @@ static int numa_hint_mode_open(struct inode *inode, struct file *file)
 }
 
 /*
- * "time" or "faults", with an optional trailing newline; anything else is
- * -EINVAL and leaves the mode alone.
+ * "time" or "faults", with an optional trailing newline: clears or sets
+ * NUMA_BALANCING_TIERING_FAULTS in the numa_balancing sysctl, leaving its
+ * other bits alone; anything else is -EINVAL and changes nothing.
  */
 static ssize_t numa_hint_mode_write(struct file *file, const char __user *ubuf,
 				    size_t cnt, loff_t *ppos)
 {
+	int mode, old, new;
 	char buf[16];
-	int mode;
 
 	if (cnt >= sizeof(buf))
 		return -EINVAL;
@@ -394,7 +570,12 @@ static ssize_t numa_hint_mode_write(struct file *file, const char __user *ubuf,
 	mode = sysfs_match_string(numa_hint_mode_names, buf);
 	if (mode < 0)
 		return -EINVAL;
-	WRITE_ONCE(numa_hint_latency_mode, mode);
+	do {
+		old = READ_ONCE(sysctl_numa_balancing_mode);
+		new = mode == NUMA_HINT_LATENCY_FAULTS ?
+			old | NUMA_BALANCING_TIERING_FAULTS :
+			old & ~NUMA_BALANCING_TIERING_FAULTS;
+	} while (cmpxchg(&sysctl_numa_balancing_mode, old, new) != old);
 	return cnt;
 }
 
@@ -534,17 +715,66 @@ static const struct file_operations numa_hint_clock_fops = {
 	.release	= single_release,
 };
 
+static const char * const numa_hint_repeat_names[] = { "0", "1" };
+
+static int numa_hint_repeat_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d\n", READ_ONCE(numa_hint_repeat));
+	return 0;
+}
+
+static int numa_hint_repeat_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, numa_hint_repeat_show, NULL);
+}
+
+/*
+ * "0" or "1", with an optional trailing newline; anything else is -EINVAL
+ * and leaves hot_repeat alone.
+ */
+static ssize_t numa_hint_repeat_write(struct file *file,
+				      const char __user *ubuf, size_t cnt,
+				      loff_t *ppos)
+{
+	char buf[4];
+	int val;
+
+	if (cnt >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	val = sysfs_match_string(numa_hint_repeat_names, buf);
+	if (val < 0)
+		return -EINVAL;
+	WRITE_ONCE(numa_hint_repeat, val);
+	return cnt;
+}
+
+static const struct file_operations numa_hint_repeat_fops = {
+	.open		= numa_hint_repeat_open,
+	.read		= seq_read,
+	.write		= numa_hint_repeat_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 /**
  * numa_hint_debugfs_init() - create the fault-count knobs
  * @dir: the sched/numa_balancing debugfs directory
  *
- * hint_latency_mode: "time" (default) or "faults".
+ * hint_latency_mode: "time" (default) or "faults", the numa_balancing
+ * sysctl's NUMA_BALANCING_TIERING_FAULTS bit.
  * hot_threshold_faults: 0 (default, automatic) or a fixed threshold.
+ * hot_repeat: 1 (default) promotes only pages that also took a hint fault
+ * in the scan pass before, 0 promotes on the first.
  * hint_clock: "node" (default) or "mm" (the RFC's per-process clock, for
  * comparison).
  */
 void numa_hint_debugfs_init(struct dentry *dir)
 {
+	debugfs_create_file("hot_repeat", 0644, dir, NULL,
+			    &numa_hint_repeat_fops);
 	debugfs_create_file("hint_latency_mode", 0644, dir, NULL,
 			    &numa_hint_mode_fops);
 	debugfs_create_file("hot_threshold_faults", 0644, dir, NULL,

@@ -17,6 +17,7 @@ TRACE_DEFINE_ENUM(NUMA_HINT_PROMOTE);
 TRACE_DEFINE_ENUM(NUMA_HINT_FREE_SPACE);
 TRACE_DEFINE_ENUM(NUMA_HINT_REJECT_LATENCY);
 TRACE_DEFINE_ENUM(NUMA_HINT_REJECT_RATELIMIT);
+TRACE_DEFINE_ENUM(NUMA_HINT_REJECT_FIRST);
 
 /**
  * tiering_migrate - one batch of a tiering migration
@@ -91,7 +92,8 @@ TRACE_EVENT(tiering_promote_decision,
 				       { NUMA_HINT_PROMOTE, "promote" },
 				       { NUMA_HINT_FREE_SPACE, "free_space" },
 				       { NUMA_HINT_REJECT_LATENCY, "latency" },
-				       { NUMA_HINT_REJECT_RATELIMIT, "ratelimit" }))
+				       { NUMA_HINT_REJECT_RATELIMIT, "ratelimit" },
+				       { NUMA_HINT_REJECT_FIRST, "first" }))
 );
 
 #endif /* _TRACE_TIERING_H */

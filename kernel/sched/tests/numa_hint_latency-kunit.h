@@ -9,16 +9,14 @@
 #include <kunit/test.h>
 #include <linux/gfp.h>
 
-/* a folio stores stamps in units of 1 << PAGE_ACCESS_TIME_BUCKETS */
-#define NHL_UNIT	((unsigned int)BIT(PAGE_ACCESS_TIME_BUCKETS))
-/* the range of latencies a stamp can express */
-#define NHL_RANGE	((unsigned int)PAGE_ACCESS_TIME_MASK + NHL_UNIT)
+/* the range of unit-clock latencies a stamp can express */
+#define NHL_RANGE	((unsigned int)BIT(NUMA_HINT_CLOCK_BITS))
 
 /**
  * nhl_latency_through_folio() - stamp a real folio, then measure
  * @test: the test
- * @stamp: value the scanner stores
- * @now: clock value at the fault
+ * @stamp: unit clock the scanner stores
+ * @now: unit clock at the fault
  *
  * Return: the latency, computed from what the folio gave back.
  */
@@ -28,119 +26,195 @@ static unsigned int nhl_latency_through_folio(struct kunit *test,
 {
 	struct page *page = alloc_page(GFP_KERNEL);
 	struct folio *folio;
-	unsigned int latency;
+	unsigned int latency, last;
 
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	folio = page_folio(page);
-	folio_xchg_access_time(folio, stamp);
-	latency = numa_hint_latency(now, folio_xchg_access_time(folio, now));
-	/* the fault restamps the folio with now */
-	KUNIT_EXPECT_EQ(test,
-			numa_hint_latency(now, folio_xchg_access_time(folio, now)),
-			0U);
+	folio_xchg_last_cpupid(folio, stamp << 1);
+	last = folio_xchg_last_cpupid(folio, now << 1 | NUMA_HINT_STAMP_FAULTED);
+	KUNIT_EXPECT_EQ(test, last & NUMA_HINT_STAMP_FAULTED, 0U);
+	latency = numa_hint_stamp_latency(now, last);
+	/* the fault restamps the folio with now, and marks it */
+	last = folio_last_cpupid(folio);
+	KUNIT_EXPECT_EQ(test, numa_hint_stamp_latency(now, last), 0U);
+	KUNIT_EXPECT_EQ(test, last & NUMA_HINT_STAMP_FAULTED,
+			NUMA_HINT_STAMP_FAULTED);
 	__free_page(page);
 	return latency;
 }
 
 static void numa_hint_test_latency(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, 100 * NHL_UNIT,
-							160 * NHL_UNIT),
-			60 * NHL_UNIT);
-	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, 7 * NHL_UNIT,
-							7 * NHL_UNIT), 0U);
+	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, 100, 160), 60U);
+	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, 7, 7), 0U);
 	/* the largest latency a stamp can express */
-	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, 0,
-							NHL_RANGE - NHL_UNIT),
-			NHL_RANGE - NHL_UNIT);
+	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, 0, NHL_RANGE - 1),
+			NHL_RANGE - 1);
 }
 
 static void numa_hint_test_latency_wraps(struct kunit *test)
 {
 	/* the stored bits wrap between stamp and fault */
-	KUNIT_EXPECT_EQ(test,
-			nhl_latency_through_folio(test, NHL_RANGE - 10 * NHL_UNIT,
-						  NHL_RANGE + 20 * NHL_UNIT),
-			30 * NHL_UNIT);
-	/* the clock itself (an atomic_t) wraps */
-	KUNIT_EXPECT_EQ(test,
-			nhl_latency_through_folio(test, 0U - 10 * NHL_UNIT,
-						  20 * NHL_UNIT),
-			30 * NHL_UNIT);
-	KUNIT_EXPECT_EQ(test,
-			nhl_latency_through_folio(test, (unsigned int)INT_MAX + 1 -
-						  4 * NHL_UNIT,
-						  (unsigned int)INT_MAX + 1 +
-						  4 * NHL_UNIT),
-			8 * NHL_UNIT);
+	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, NHL_RANGE - 10,
+							NHL_RANGE + 20), 30U);
+	/* the unit clock itself wraps */
+	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, 0U - 10, 20), 30U);
 	/* beyond the range a latency aliases: documented, not hidden */
-	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, 0,
-							NHL_RANGE + 5 * NHL_UNIT),
-			5 * NHL_UNIT);
+	KUNIT_EXPECT_EQ(test, nhl_latency_through_folio(test, 0, NHL_RANGE + 5),
+			5U);
 }
 
-static void numa_hint_test_fault_advances_clock(struct kunit *test)
+static void numa_hint_test_unit_shift(struct kunit *test)
 {
-	struct page *page = alloc_page(GFP_KERNEL);
-	struct folio *folio;
-	unsigned int latency;
-	atomic_t *clock;
-	int nid, before;
+	unsigned int th;
 
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	folio = page_folio(page);
-	nid = folio_nid(folio);
-	clock = numa_hint_clock(nid);
-	before = atomic_read(clock);
-	folio_xchg_access_time(folio, before);
-	/* 5 units of other hint faults on the node, then this one */
-	atomic_add(5 * NHL_UNIT, clock);
-	latency = numa_hint_fault_count_latency(folio, nid);
-	/*
-	 * at least: other CPUs may fault on the node meanwhile; latencies
-	 * are whole units
-	 */
-	KUNIT_EXPECT_GE(test, latency, 5 * NHL_UNIT);
-	KUNIT_EXPECT_GE(test, (unsigned int)(atomic_read(clock) - before),
-			5 * NHL_UNIT + 1);
-	__free_page(page);
+	/* thresholds below 2^NUMA_HINT_TH_BITS are counted in single faults */
+	KUNIT_EXPECT_EQ(test, numa_hint_unit_shift(1), 0U);
+	KUNIT_EXPECT_EQ(test, numa_hint_unit_shift(BIT(NUMA_HINT_TH_BITS) - 1), 0U);
+	KUNIT_EXPECT_EQ(test, numa_hint_unit_shift(BIT(NUMA_HINT_TH_BITS)), 1U);
+	/* every threshold fits, with at least 2^(TH_BITS - 1) units of resolution */
+	for (th = 1; th && th <= NUMA_HINT_MAX_THRESHOLD_FAULTS; th = th * 3 + 1) {
+		unsigned int shift = numa_hint_unit_shift(th);
+
+		KUNIT_EXPECT_LT(test, th >> shift, BIT(NUMA_HINT_TH_BITS));
+		if (shift)
+			KUNIT_EXPECT_GE(test, th >> shift,
+					BIT(NUMA_HINT_TH_BITS - 1));
+	}
+	/* a latency of 15 thresholds, at the widest range, is still exact */
+	th = NUMA_HINT_MAX_THRESHOLD_FAULTS;
+	KUNIT_EXPECT_LT(test, 15 * (th >> numa_hint_unit_shift(th)), NHL_RANGE);
+	KUNIT_EXPECT_LE(test, numa_hint_unit_shift(th),
+			(unsigned int)NUMA_HINT_SHIFT_MASK);
+}
+
+static void numa_hint_test_rebase(struct kunit *test)
+{
+	unsigned long raws[] = { 0, 12345, 1UL << 31, ULONG_MAX / 2 };
+	unsigned long base, nbase, raw;
+	unsigned int shift, nshift, now;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(raws); i++) {
+		raw = raws[i];
+		base = 0;
+		for (shift = 0; shift < 24; shift += 5) {
+			for (nshift = 0; nshift < 24; nshift += 7) {
+				now = numa_hint_unit_clock(raw, base);
+				nbase = numa_hint_rebase(raw, base, nshift);
+				/* the same value, in its low bits, at the change */
+				KUNIT_EXPECT_EQ(test,
+						numa_hint_unit_clock(raw, nbase) &
+						NUMA_HINT_CLOCK_MASK,
+						now & NUMA_HINT_CLOCK_MASK);
+				/* then one unit per 2^nshift faults */
+				KUNIT_EXPECT_EQ(test,
+						(numa_hint_unit_clock(raw + (3UL << nshift),
+								      nbase) -
+						 now) & NUMA_HINT_CLOCK_MASK,
+						3U);
+				base = nbase;
+			}
+			base = numa_hint_rebase(raw, base, shift);
+		}
+	}
 }
 
 static void numa_hint_test_adjust_threshold(struct kunit *test)
 {
-	/* reference 1024: one step is 128, the range [128, 2048] */
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(0, 1024, 1000, 1000), 1024U);
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 1024, 1099, 1000), 1024U);
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 1024, 901, 1000), 1024U);
-	/* too many candidates: down one step, never under one step */
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 1024, 1101, 1000), 896U);
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(0, 1024, 5000, 1000), 896U);
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(200, 1024, 5000, 1000), 128U);
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(128, 1024, 5000, 1000), 128U);
-	/* too few: up one step, never over twice the reference */
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 1024, 899, 1000), 1152U);
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(2000, 1024, 0, 1000), 2048U);
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(2048, 1024, 0, 1000), 2048U);
-	/* a tiny reference still moves by one */
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1, 1, 5000, 1000), 1U);
-	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1, 1, 0, 1000), 2U);
+	const unsigned int max = NUMA_HINT_MAX_THRESHOLD_FAULTS;
+
+	/* within 10% of the rate limit: unchanged */
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 1000, 1000), 1024U);
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 1100, 1000), 1024U);
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 900, 1000), 1024U);
+	/* too few candidates: doubled, up to the maximum */
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 899, 1000), 2048U);
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(max / 2 + 1, 0, 1000), max);
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(max, 0, 1000), max);
+	/* too many: scaled by limit / candidates, at least halved ... */
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 1101, 1000), 512U);
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1024, 4000, 1000), 256U);
+	/* ... at most by 64, never below one fault */
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1 << 20, ULONG_MAX, 1000),
+			(1U << 20) / NUMA_HINT_MAX_STEP_DOWN);
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(1, 5000, 1000), 1U);
+	/* a rate limit of 0 candidates: down at the fastest step */
+	KUNIT_EXPECT_EQ(test, numa_hint_adjust_threshold(6400, 1, 0), 100U);
+	/* a huge rate limit does not overflow */
+	KUNIT_EXPECT_GE(test, numa_hint_adjust_threshold(max, ULONG_MAX,
+							 ULONG_MAX / 4),
+			max / 4 - 1);
+	KUNIT_EXPECT_LE(test, numa_hint_adjust_threshold(max, ULONG_MAX,
+							 ULONG_MAX / 4),
+			max / 4);
 }
 
 static void numa_hint_test_adjust_converges(struct kunit *test)
 {
-	unsigned int th = 0;
-	int i;
+	/* candidates per period proportional to the threshold: 10 per fault */
+	unsigned long rates[] = { 100, 10000, 1000000 };
+	unsigned int th, i, n;
 
-	/* sustained overload walks the threshold down to its floor ... */
-	for (i = 0; i < 2 * NUMA_HINT_ADJUST_STEPS; i++)
-		th = numa_hint_adjust_threshold(th, 1024, ULONG_MAX / 2, 1000);
-	KUNIT_EXPECT_EQ(test, th, 128U);
-	/* ... and an idle period walks it back up to its ceiling */
-	for (i = 0; i < 2 * NUMA_HINT_ADJUST_STEPS; i++)
-		th = numa_hint_adjust_threshold(th, 1024, 0, 1000);
-	KUNIT_EXPECT_EQ(test, th, 2048U);
-	/* the default and its ceiling are latencies a stamp can express */
-	KUNIT_EXPECT_LT(test, 2U * NUMA_HINT_DEFAULT_THRESHOLD_FAULTS, NHL_RANGE);
+	for (i = 0; i < ARRAY_SIZE(rates); i++) {
+		/* the limit allows what a threshold of rates[i] faults yields */
+		unsigned long ref = 10 * rates[i];
+
+		th = NUMA_HINT_MAX_THRESHOLD_FAULTS;
+		for (n = 0; n < 8; n++)
+			th = numa_hint_adjust_threshold(th, 10UL * th, ref);
+		/* from the top in at most 8 periods, within the 10% band */
+		KUNIT_EXPECT_LE(test, 10UL * th, ref + ref / 10);
+		KUNIT_EXPECT_GE(test, 10UL * th, ref - ref / 10);
+	}
+}
+
+static void numa_hint_test_decide(struct kunit *test)
+{
+	unsigned int th = READ_ONCE(numa_hint_threshold_faults);
+	int scope = READ_ONCE(numa_hint_clock_scope);
+	bool repeat = READ_ONCE(numa_hint_repeat);
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned int latency, threshold;
+	struct folio *folio;
+	int nid;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	folio = page_folio(page);
+	nid = folio_nid(folio);
+	WRITE_ONCE(numa_hint_clock_scope, NUMA_HINT_CLOCK_NODE);
+	KUNIT_ASSERT_EQ(test, numa_hint_set_threshold(1000), 0);
+	WRITE_ONCE(numa_hint_repeat, true);
+
+	/* the scanner found it still PROT_NONE: stamped, unmarked */
+	numa_hint_stamp_faults(folio, false);
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+						     &latency, &threshold),
+			NUMA_HINT_REJECT_FIRST);
+	KUNIT_EXPECT_EQ(test, threshold, 1000U);
+	/* a scan that finds it accessed keeps the mark */
+	numa_hint_stamp_faults(folio, true);
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+						     &latency, &threshold),
+			NUMA_HINT_PROMOTE);
+	/* 5000 hint faults on the node later: too cold */
+	numa_hint_stamp_faults(folio, true);
+	mod_node_page_state(NODE_DATA(nid), NUMA_HINT_FAULTS_TIERING, 5000);
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+						     &latency, &threshold),
+			NUMA_HINT_REJECT_LATENCY);
+	KUNIT_EXPECT_GE(test, latency, 5000U);
+	/* without hot_repeat the first fault under the threshold is enough */
+	WRITE_ONCE(numa_hint_repeat, false);
+	numa_hint_stamp_faults(folio, false);
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+						     &latency, &threshold),
+			NUMA_HINT_PROMOTE);
+
+	WRITE_ONCE(numa_hint_repeat, repeat);
+	WRITE_ONCE(numa_hint_threshold_faults, th);
+	WRITE_ONCE(numa_hint_clock_scope, scope);
+	__free_page(page);
 }
 
 /**
@@ -194,22 +268,25 @@ static void numa_hint_test_knobs_einval(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, numa_hint_set_threshold(0), 0);
 	KUNIT_ASSERT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_NODE), 0);
-	/* per-node stamps cannot express the RFC's threshold */
-	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(NUMA_HINT_MM_THRESHOLD_FAULTS),
+	/* per-node thresholds go up to NUMA_HINT_MAX_THRESHOLD_FAULTS */
+	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(NUMA_HINT_MAX_THRESHOLD_FAULTS + 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(numa_hint_threshold_faults), 0U);
-	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(PAGE_ACCESS_TIME_MASK), 0);
-	/* per-mm ones can */
-	KUNIT_EXPECT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_MM), 0);
+	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(NUMA_HINT_MAX_THRESHOLD_FAULTS), 0);
 	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(NUMA_HINT_MM_THRESHOLD_FAULTS), 0);
-	/* and back to per-node would leave it out of range: refused */
-	KUNIT_EXPECT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_NODE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(numa_hint_clock_scope), NUMA_HINT_CLOCK_MM);
-	/* the per-mm clock's default threshold is the RFC's */
+	/* per-mm ones further, if the stamp's bits allow */
+	KUNIT_EXPECT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_MM), 0);
+	if (numa_hint_mm_latency_mask() > NUMA_HINT_MAX_THRESHOLD_FAULTS) {
+		KUNIT_EXPECT_EQ(test,
+				numa_hint_set_threshold(NUMA_HINT_MAX_THRESHOLD_FAULTS + 1),
+				0);
+		/* and back to per-node would leave it out of range: refused */
+		KUNIT_EXPECT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_NODE),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(numa_hint_clock_scope),
+				NUMA_HINT_CLOCK_MM);
+	}
 	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(0), 0);
-	KUNIT_EXPECT_EQ(test, numa_hint_fault_threshold(NODE_DATA(first_online_node),
-							1, 1000),
-			(unsigned int)NUMA_HINT_MM_THRESHOLD_FAULTS);
 	KUNIT_EXPECT_EQ(test, numa_hint_set_clock(NUMA_HINT_CLOCK_NODE), 0);
 	WRITE_ONCE(numa_hint_threshold_faults, th);
 	WRITE_ONCE(numa_hint_clock_scope, scope);
@@ -218,9 +295,11 @@ static void numa_hint_test_knobs_einval(struct kunit *test)
 static struct kunit_case numa_hint_latency_test_cases[] = {
 	KUNIT_CASE(numa_hint_test_latency),
 	KUNIT_CASE(numa_hint_test_latency_wraps),
-	KUNIT_CASE(numa_hint_test_fault_advances_clock),
+	KUNIT_CASE(numa_hint_test_unit_shift),
+	KUNIT_CASE(numa_hint_test_rebase),
 	KUNIT_CASE(numa_hint_test_adjust_threshold),
 	KUNIT_CASE(numa_hint_test_adjust_converges),
+	KUNIT_CASE(numa_hint_test_decide),
 	KUNIT_CASE(numa_hint_test_mm_latency),
 	KUNIT_CASE(numa_hint_test_knobs_einval),
 	{},

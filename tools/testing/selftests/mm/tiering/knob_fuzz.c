@@ -2,7 +2,7 @@
 /*
  * Fuzz the knobs of the tiering series: DAMOS target_nid (and, next to it,
  * action and the kdamond's state), and the NUMA hint-latency debugfs knobs
- * hint_latency_mode and hot_threshold_faults.
+ * hint_latency_mode, hot_threshold_faults and hot_repeat.
  *
  * Every write is random: bytes of random length (0, 1, short, the page
  * size and past it), NUL bytes and non-ASCII, leading and trailing white
@@ -38,10 +38,11 @@
 #define NB_DEBUG	"/sys/kernel/debug/sched/numa_balancing"
 #define MODE		NB_DEBUG "/hint_latency_mode"
 #define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
+#define REPEAT		NB_DEBUG "/hot_repeat"
 #define MAX_IN		(3 * 4096)
 #define LOG_MAX		20	/* mismatches logged in full per test */
 
-enum knob_type { K_NID, K_ACTION, K_STATE, K_MODE, K_THRESH };
+enum knob_type { K_NID, K_ACTION, K_STATE, K_MODE, K_THRESH, K_REPEAT };
 
 /* what the model says a write does */
 enum verdict { V_REJECT, V_ACCEPT, V_NOOP, V_EITHER };
@@ -59,6 +60,7 @@ static const char * const state_cmds[] = {
 };
 
 static const char * const modes[] = { "time", "faults" };
+static const char * const repeats[] = { "0", "1" };
 
 /* numbers at and past the limits of every integer type, in several bases */
 static const char * const limits[] = {
@@ -244,13 +246,18 @@ static enum verdict model(enum knob_type type, const char *in, size_t len,
 		if (len >= 16)
 			return V_REJECT;
 		break;
+	case K_REPEAT:
+		if (len >= 4)
+			return V_REJECT;
+		break;
 	case K_THRESH:
 		/* the whole write is parsed, up to a page */
 		if (len >= (size_t)page_size)
 			return V_REJECT;
 		break;
 	}
-	*ret = type == K_THRESH || type == K_MODE ? (ssize_t)len : (ssize_t)eff;
+	*ret = type == K_THRESH || type == K_MODE || type == K_REPEAT ?
+		(ssize_t)len : (ssize_t)eff;
 	memcpy(s, in, eff);
 	s[eff] = '\0';	/* the parsers stop at the first NUL */
 
@@ -280,6 +287,12 @@ static enum verdict model(enum knob_type type, const char *in, size_t len,
 		if (i < 0)
 			return V_REJECT;
 		snprintf(val, vlen, "%s\n", modes[i]);
+		return V_ACCEPT;
+	case K_REPEAT:
+		i = match(repeats, ARRAY_SIZE(repeats), s);
+		if (i < 0)
+			return V_REJECT;
+		snprintf(val, vlen, "%s\n", repeats[i]);
 		return V_ACCEPT;
 	case K_THRESH:
 		if (model_kstrtouint(s, &u) || u > th_max)
@@ -315,6 +328,9 @@ static void token(enum knob_type type, unsigned long long *r, char *t, size_t n)
 		break;
 	case K_MODE:
 		snprintf(t, n, "%s", modes[rnd_below(r, ARRAY_SIZE(modes))]);
+		break;
+	case K_REPEAT:
+		snprintf(t, n, "%s", repeats[rnd_below(r, ARRAY_SIZE(repeats))]);
 		break;
 	case K_THRESH:
 		switch (rnd_below(r, 4)) {
@@ -688,13 +704,14 @@ static int damon_setup(int nr_schemes)
 
 FIXTURE(knobs) {
 	char mode[16];
-	long th;
+	long th, repeat;
 };
 
 FIXTURE_SETUP(knobs)
 {
 	read_nodes();
 	self->th = read_long(TH_FAULTS);
+	self->repeat = read_long(REPEAT);
 	if (read_file(MODE, self->mode, sizeof(self->mode)) < 0)
 		self->mode[0] = '\0';
 	if (!access(DAMON_ADMIN, F_OK))
@@ -708,6 +725,8 @@ FIXTURE_TEARDOWN(knobs)
 		write_file(MODE, "%s", self->mode);
 	if (self->th >= 0)
 		write_file(TH_FAULTS, "%ld", self->th);
+	if (self->repeat >= 0)
+		write_file(REPEAT, "%ld", self->repeat);
 }
 
 TEST_F_TIMEOUT(knobs, target_nid, 1800)
@@ -749,7 +768,15 @@ TEST_F_TIMEOUT(knobs, hint_latency_mode, 1800)
 	if (!self->mode[0])
 		SKIP(return, "no %s: kernel without the fault-count hint latency",
 		     MODE);
-	EXPECT_EQ(fuzz(_metadata, MODE, K_MODE, budget(13)), 0);
+	EXPECT_EQ(fuzz(_metadata, MODE, K_MODE, budget(8)), 0);
+}
+
+TEST_F_TIMEOUT(knobs, hot_repeat, 1800)
+{
+	if (self->repeat < 0)
+		SKIP(return, "no %s: kernel without the fault-count hint latency",
+		     REPEAT);
+	EXPECT_EQ(fuzz(_metadata, REPEAT, K_REPEAT, budget(5)), 0);
 }
 
 TEST_F_TIMEOUT(knobs, hot_threshold_faults, 1800)

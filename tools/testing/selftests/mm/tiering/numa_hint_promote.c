@@ -2,10 +2,12 @@
 /*
  * NUMA-balancing promotion in memory-tiering mode (numa_balancing=2) with
  * the fault-count hint latency: a set on node2 that a task keeps reading is
- * promoted to node0; a set read once after the scanner marked it is not
- * (beyond the threshold's worth of pages); the mode knob decides which
- * unit the promotion decisions are taken in, as the tiering tracepoint
- * shows; and the knobs reject bad values with EINVAL.
+ * promoted to node0; a set read once after the scanner marked it is not,
+ * neither with hot_repeat (a first fault never promotes) nor, beyond the
+ * threshold's worth of pages, with a small fixed threshold; the mode, a
+ * bit of the numa_balancing sysctl, decides which unit the promotion
+ * decisions are taken in, as the tiering tracepoint shows; and the knobs
+ * reject bad values with EINVAL.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,12 +31,16 @@
 #define MODE		NB_DEBUG "/hint_latency_mode"
 #define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
 #define CLOCK		NB_DEBUG "/hint_clock"
+#define REPEAT		NB_DEBUG "/hot_repeat"
+/* numa_balancing bits: NUMA_BALANCING_MEMORY_TIERING, _TIERING_FAULTS */
+#define NB_TIERING	2
+#define NB_FAULTS	4
 #define TRACE		"/sys/kernel/tracing"
 #define DECISION	TRACE "/events/tiering/tiering_promote_decision/enable"
 #define WAIT_S		90
 
 FIXTURE(hint) {
-	long saved_nb, saved_delay, saved_min, saved_th;
+	long saved_nb, saved_delay, saved_min, saved_th, saved_repeat;
 	char saved_mode[16];
 	char saved_clock[16];
 };
@@ -52,6 +58,7 @@ FIXTURE_SETUP(hint)
 		SKIP(return, "node%d is not in a lower memory tier than node%d",
 		     SLOW_NODE, FAST_NODE);
 	self->saved_th = read_long(TH_FAULTS);
+	self->saved_repeat = read_long(REPEAT);
 	if (read_file(CLOCK, self->saved_clock, sizeof(self->saved_clock)) < 0)
 		self->saved_clock[0] = '\0';
 	self->saved_delay = read_long(NB_DEBUG "/scan_delay_ms");
@@ -74,6 +81,8 @@ FIXTURE_TEARDOWN(hint)
 	}
 	if (self->saved_th >= 0)
 		write_file(TH_FAULTS, "%ld", self->saved_th);
+	if (self->saved_repeat >= 0)
+		write_file(REPEAT, "%ld", self->saved_repeat);
 	if (self->saved_delay >= 0)
 		write_file(NB_DEBUG "/scan_delay_ms", "%ld", self->saved_delay);
 	if (self->saved_min >= 0)
@@ -192,9 +201,10 @@ static void child(struct job *j)
  * struct promo_stat - the promotion counters of /proc/vmstat
  * @success: pgpromote_success
  * @reject_latency: pgpromote_reject_latency
+ * @hint_faults: numa_hint_faults_tiering
  */
 struct promo_stat {
-	long success, reject_latency;
+	long success, reject_latency, hint_faults;
 };
 
 static void promo_stat(struct promo_stat *s)
@@ -202,6 +212,7 @@ static void promo_stat(struct promo_stat *s)
 	vm_stat_refresh();
 	s->success = vmstat("/proc/vmstat", "pgpromote_success");
 	s->reject_latency = vmstat("/proc/vmstat", "pgpromote_reject_latency");
+	s->hint_faults = vmstat("/proc/vmstat", "numa_hint_faults_tiering");
 }
 
 /* run one child (see struct job for the arguments); the job comes back in @out */
@@ -282,6 +293,7 @@ static int decisions_in_mode(const char *mode, long pages, long threshold,
 /**
  * faults_mode_run() - one child in fault-count mode, and the counters' deltas
  * @th: hot_threshold_faults (0: automatic)
+ * @repeat: hot_repeat
  * @pages: size of the child's set
  * @once: see struct job
  * @others: see struct job
@@ -290,12 +302,13 @@ static int decisions_in_mode(const char *mode, long pages, long threshold,
  *
  * Return: 0, or -1 if a knob could not be set or the child not run.
  */
-static int faults_mode_run(long th, long pages, bool once, long others,
-			   struct job *j, struct promo_stat *d)
+static int faults_mode_run(long th, int repeat, long pages, bool once,
+			   long others, struct job *j, struct promo_stat *d)
 {
 	struct promo_stat a, b;
 
-	if (write_file(MODE, "faults") || write_file(TH_FAULTS, "%ld", th))
+	if (write_file(MODE, "faults") || write_file(TH_FAULTS, "%ld", th) ||
+	    write_file(REPEAT, "%d", repeat))
 		return -1;
 	promo_stat(&a);
 	if (run_child(pages, once, others, j))
@@ -303,29 +316,70 @@ static int faults_mode_run(long th, long pages, bool once, long others,
 	promo_stat(&b);
 	d->success = b.success - a.success;
 	d->reject_latency = b.reject_latency - a.reject_latency;
-	printf("# threshold %ld, %ld pages: err %d after %ld s: node%d %ld node%d %ld\n",
-	       th, pages, j->err, j->secs, FAST_NODE, j->on_fast, SLOW_NODE,
-	       j->on_slow);
-	printf("# pgpromote_success +%ld, pgpromote_reject_latency +%ld\n",
+	d->hint_faults = b.hint_faults - a.hint_faults;
+	printf("# threshold %ld, hot_repeat %d, %ld pages: ", th, repeat, pages);
+	printf("err %d after %ld s: node%d %ld node%d %ld\n", j->err, j->secs,
+	       FAST_NODE, j->on_fast, SLOW_NODE, j->on_slow);
+	printf("# pgpromote_success +%ld, pgpromote_reject_latency +%ld, ",
 	       d->success, d->reject_latency);
+	printf("numa_hint_faults_tiering +%ld\n", d->hint_faults);
 	return 0;
 }
 
-/* A set read over and over is promoted in fault-count mode. */
+/*
+ * A set read over and over is promoted in fault-count mode, with the
+ * defaults (automatic threshold, hot_repeat 1): its pages fault in
+ * consecutive scan passes.
+ */
 TEST_F_TIMEOUT(hint, faults_mode_promotes_hot_set, 2 * WAIT_S + 60)
 {
 	const long pages = 2048;
 	struct promo_stat d;
 	struct job j;
 
-	ASSERT_EQ(faults_mode_run(0, pages, false, 0, &j, &d), 0);
+	ASSERT_EQ(faults_mode_run(0, 1, pages, false, 0, &j, &d), 0);
 	ASSERT_EQ(j.err, 0);
 	EXPECT_GE(j.on_fast, pages * 9 / 10);
 	EXPECT_GE(d.success, pages * 9 / 10);
 }
 
 /*
- * A set read once, right after the scanner marked it: page i of the sweep
+ * A burst: a set read once after the scanner marked it.  With hot_repeat
+ * 1 and the automatic threshold every read is a first hint fault and
+ * nothing is promoted; the hint faults did happen (numa_hint_faults_tiering).
+ */
+TEST_F_TIMEOUT(hint, faults_mode_burst_not_promoted, 2 * WAIT_S + 60)
+{
+	const long pages = 2048;
+	struct promo_stat d;
+	struct job j;
+
+	ASSERT_EQ(faults_mode_run(0, 1, pages, true, 0, &j, &d), 0);
+	ASSERT_EQ(j.err, 0);
+	EXPECT_GE(d.hint_faults, pages * 9 / 10);
+	EXPECT_LE(j.on_fast, pages / 64);
+	EXPECT_LE(d.success, pages / 64);
+}
+
+/*
+ * The same burst with hot_repeat 0: under the automatic threshold, which
+ * starts at its maximum, every read page is promoted on its first fault.
+ */
+TEST_F_TIMEOUT(hint, faults_mode_burst_promoted_without_repeat, 2 * WAIT_S + 60)
+{
+	const long pages = 2048;
+	struct promo_stat d;
+	struct job j;
+
+	ASSERT_EQ(faults_mode_run(0, 0, pages, true, 0, &j, &d), 0);
+	ASSERT_EQ(j.err, 0);
+	EXPECT_GE(j.on_fast, pages * 9 / 10);
+	EXPECT_GE(d.success, pages * 9 / 10);
+}
+
+/*
+ * A set read once, right after the scanner marked it, hot_repeat 0 (the
+ * latency alone decides): page i of the sweep
  * faults about i faults after its stamp, so with a fixed threshold of TH
  * faults about TH pages pass per scan pass that the sweep spans (a pass
  * restamps the pages not read yet) and the rest count as latency rejects.
@@ -338,7 +392,7 @@ TEST_F_TIMEOUT(hint, faults_mode_touched_once_not_promoted, 2 * WAIT_S + 60)
 	struct promo_stat d;
 	struct job j;
 
-	ASSERT_EQ(faults_mode_run(th, pages, true, 0, &j, &d), 0);
+	ASSERT_EQ(faults_mode_run(th, 0, pages, true, 0, &j, &d), 0);
 	ASSERT_EQ(j.err, 0);
 	/* an eighth: room for 32 scan passes during the sweep */
 	EXPECT_LE(j.on_fast, pages / 8);
@@ -361,7 +415,7 @@ TEST_F_TIMEOUT(hint, faults_mode_refreshes_skipped_stamps, 3 * WAIT_S + 60)
 	struct promo_stat d;
 	struct job j;
 
-	ASSERT_EQ(faults_mode_run(th, pages, true, others, &j, &d), 0);
+	ASSERT_EQ(faults_mode_run(th, 0, pages, true, others, &j, &d), 0);
 	ASSERT_EQ(j.err, 0);
 	EXPECT_GE(j.on_fast, th / 2);
 	EXPECT_LE(j.on_fast, pages / 8);
@@ -406,8 +460,11 @@ TEST_F(hint, knobs_reject_bad_values)
 	};
 	static const char * const bad_th[] = {
 		"abc", "-1", "1.5", "0x", "12abc", "1 2", "\n",
-		/* beyond any stamp's range, then beyond unsigned int */
-		"4294967295", "4294967296", "99999999999999999999",
+		/* beyond 2^30, then beyond unsigned int */
+		"1073741825", "4294967295", "4294967296", "99999999999999999999",
+	};
+	static const char * const bad_repeat[] = {
+		"", "\n", "2", "-1", "yes", "on", "01", "1 ", "1\n\n", "true",
 	};
 	char buf[64];
 	size_t i;
@@ -431,11 +488,53 @@ TEST_F(hint, knobs_reject_bad_values)
 			TH_LOG("threshold \"%s\" accepted", bad_th[i]);
 		EXPECT_EQ(read_long(TH_FAULTS), 77);
 	}
-	/* 0 (automatic) and hex are fine */
+	/* 0 (automatic), hex and the largest are fine */
 	EXPECT_EQ(write_file(TH_FAULTS, "0x40\n"), 0);
 	EXPECT_EQ(read_long(TH_FAULTS), 64);
+	EXPECT_EQ(write_file(TH_FAULTS, "1073741824"), 0);
+	EXPECT_EQ(read_long(TH_FAULTS), 1073741824);
 	EXPECT_EQ(write_file(TH_FAULTS, "0"), 0);
 	EXPECT_EQ(read_long(TH_FAULTS), 0);
+
+	ASSERT_EQ(write_file(REPEAT, "0\n"), 0);
+	EXPECT_EQ(read_long(REPEAT), 0);
+	for (i = 0; i < ARRAY_SIZE(bad_repeat); i++) {
+		EXPECT_EQ(write_file(REPEAT, "%s", bad_repeat[i]), -EINVAL)
+			TH_LOG("hot_repeat \"%s\" accepted", bad_repeat[i]);
+		EXPECT_EQ(read_long(REPEAT), 0);
+	}
+	ASSERT_EQ(write_file(REPEAT, "1"), 0);
+	EXPECT_EQ(read_long(REPEAT), 1);
+}
+
+/*
+ * The mode is bit NUMA_BALANCING_TIERING_FAULTS (4) of the numa_balancing
+ * sysctl: setting it there shows in hint_latency_mode and the reverse;
+ * values beyond the known bits are EINVAL and change nothing.
+ */
+TEST_F(hint, mode_is_a_numa_balancing_bit)
+{
+	static const char * const bad[] = { "8", "-1", "15", "2x" };
+	char buf[64];
+	size_t i;
+
+	ASSERT_EQ(write_file(NB, "%d", NB_TIERING | NB_FAULTS), 0);
+	read_file(MODE, buf, sizeof(buf));
+	EXPECT_STREQ(buf, "faults\n");
+	ASSERT_EQ(write_file(NB, "%d", NB_TIERING), 0);
+	read_file(MODE, buf, sizeof(buf));
+	EXPECT_STREQ(buf, "time\n");
+	ASSERT_EQ(write_file(MODE, "faults"), 0);
+	EXPECT_EQ(read_long(NB), NB_TIERING | NB_FAULTS);
+	ASSERT_EQ(write_file(MODE, "time"), 0);
+	EXPECT_EQ(read_long(NB), NB_TIERING);
+	ASSERT_EQ(write_file(NB, "7"), 0);
+	EXPECT_EQ(read_long(NB), 7);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(write_file(NB, "%s", bad[i]), -EINVAL)
+			TH_LOG("numa_balancing \"%s\" accepted", bad[i]);
+		EXPECT_EQ(read_long(NB), 7);
+	}
 }
 
 /*
@@ -463,15 +562,15 @@ TEST_F(hint, clock_knob_rejects_bad_values)
 		read_file(CLOCK, buf, sizeof(buf));
 		EXPECT_STREQ(buf, "mm\n");
 	}
-	/* the RFC's threshold: within a per-mm stamp's range only */
-	ASSERT_EQ(write_file(TH_FAULTS, "1000000"), 0);
+	/* beyond 2^30: within a per-mm stamp's range only */
+	ASSERT_EQ(write_file(TH_FAULTS, "2000000000"), 0);
 	EXPECT_EQ(write_file(CLOCK, "node"), -EINVAL);
 	read_file(CLOCK, buf, sizeof(buf));
 	EXPECT_STREQ(buf, "mm\n");
-	EXPECT_EQ(read_long(TH_FAULTS), 1000000);
+	EXPECT_EQ(read_long(TH_FAULTS), 2000000000);
 	ASSERT_EQ(write_file(TH_FAULTS, "0"), 0);
 	ASSERT_EQ(write_file(CLOCK, "node"), 0);
-	EXPECT_EQ(write_file(TH_FAULTS, "1000000"), -EINVAL);
+	EXPECT_EQ(write_file(TH_FAULTS, "2000000000"), -EINVAL);
 	EXPECT_EQ(read_long(TH_FAULTS), 0);
 	read_file(CLOCK, buf, sizeof(buf));
 	EXPECT_STREQ(buf, "node\n");

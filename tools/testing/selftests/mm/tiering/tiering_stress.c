@@ -12,7 +12,7 @@
  * - khugepaged is told to scan fast, and the THP verifier splits and
  *   collapses (MADV_COLLAPSE) its huge pages;
  * - a churner flips the series' knobs (target_nid, hint_latency_mode,
- *   hot_threshold_faults, numa_balancing) and turns the kdamonds off, on
+ *   hot_threshold_faults, hot_repeat, numa_balancing) and turns the kdamonds off, on
  *   and commits, while the migrations run.
  *
  * Pass: no mismatched byte, no verifier killed, every knob write answered
@@ -487,9 +487,12 @@ static void *churner(void *arg)
 			err = write_file(TH_FAULTS, "%u",
 					 rand_r(&r) % 2 ? 0 : rand_r(&r) % 4096);
 			churn_check(c, "hot_threshold_faults", err, !err);
+			err = write_file(NB_DEBUG "/hot_repeat", "%d", rand_r(&r) % 2);
+			churn_check(c, "hot_repeat", err, !err);
 			break;
-		case 2:	/* tiering mode, alone or with normal balancing */
-			err = write_file(NB, "%d", rand_r(&r) % 4 ? 2 : 3);
+		case 2:	/* tiering, with or without normal balancing and faults */
+			err = write_file(NB, "%d", 2 | (rand_r(&r) % 4 ? 0 : 1) |
+					 (rand_r(&r) % 2 ? 4 : 0));
 			churn_check(c, "numa_balancing", err, !err);
 			break;
 		case 3:	/* a bad target: rejected, old value kept */
