@@ -506,7 +506,7 @@ enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
 {
 	struct pglist_data *pgdat = NODE_DATA(src_nid);
 	struct mm_struct *mm = current->mm;
-	unsigned int now, last, th, shift;
+	unsigned int now, last, th, shift, units;
 	unsigned long base;
 
 	if (numa_hint_mm_clock() && mm) {
@@ -527,15 +527,40 @@ enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
 						   NUMA_HINT_FAULTS_TIERING),
 				   base);
 	last = folio_xchg_last_cpupid(folio, now << 1 | NUMA_HINT_STAMP_FAULTED);
-	*latency = numa_hint_to_faults(numa_hint_stamp_latency(now, last),
-				       shift);
+	units = numa_hint_stamp_latency(now, last);
+	*latency = numa_hint_to_faults(units, shift);
 	*threshold = th;
-	if (numa_hint_stamp_latency(now, last) >= max(th >> shift, 1U))
+	if (units >= max(th >> shift, 1U))
 		return NUMA_HINT_REJECT_LATENCY;
 	if (READ_ONCE(numa_hint_repeat) && !(last & NUMA_HINT_STAMP_FAULTED))
 		return NUMA_HINT_REJECT_FIRST;
 	atomic_long_add(folio_nr_pages(folio), &pgdat->nbp_fault_nr_cand);
 	return NUMA_HINT_PROMOTE;
+}
+
+/**
+ * numa_hint_match_write() - parse a keyword written to a knob
+ * @ubuf: the user's buffer
+ * @cnt: its length
+ * @names: the keywords the knob accepts
+ * @n: their number
+ * @max: writes of @max bytes or more are refused (at most 16)
+ *
+ * Return: the index of the keyword written (an optional trailing newline
+ * allowed), -EINVAL for anything else, or -EFAULT.
+ */
+static int numa_hint_match_write(const char __user *ubuf, size_t cnt,
+				 const char * const *names, size_t n,
+				 size_t max)
+{
+	char buf[16];
+
+	if (cnt >= min(max, sizeof(buf)))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	return __sysfs_match_string(names, n, buf);
 }
 
 static int numa_hint_mode_show(struct seq_file *m, void *v)
@@ -544,11 +569,6 @@ static int numa_hint_mode_show(struct seq_file *m, void *v)
 						   NUMA_HINT_LATENCY_FAULTS :
 						   NUMA_HINT_LATENCY_TIME]);
 	return 0;
-}
-
-static int numa_hint_mode_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, numa_hint_mode_show, NULL);
 }
 
 /*
@@ -560,16 +580,11 @@ static ssize_t numa_hint_mode_write(struct file *file, const char __user *ubuf,
 				    size_t cnt, loff_t *ppos)
 {
 	int mode, old, new;
-	char buf[16];
 
-	if (cnt >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, cnt))
-		return -EFAULT;
-	buf[cnt] = '\0';
-	mode = sysfs_match_string(numa_hint_mode_names, buf);
+	mode = numa_hint_match_write(ubuf, cnt, numa_hint_mode_names,
+				     ARRAY_SIZE(numa_hint_mode_names), 16);
 	if (mode < 0)
-		return -EINVAL;
+		return mode;
 	do {
 		old = READ_ONCE(sysctl_numa_balancing_mode);
 		new = mode == NUMA_HINT_LATENCY_FAULTS ?
@@ -579,23 +594,12 @@ static ssize_t numa_hint_mode_write(struct file *file, const char __user *ubuf,
 	return cnt;
 }
 
-static const struct file_operations numa_hint_mode_fops = {
-	.open		= numa_hint_mode_open,
-	.read		= seq_read,
-	.write		= numa_hint_mode_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_mode);
 
 static int numa_hint_threshold_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%u\n", READ_ONCE(numa_hint_threshold_faults));
 	return 0;
-}
-
-static int numa_hint_threshold_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, numa_hint_threshold_show, NULL);
 }
 
 /**
@@ -665,24 +669,13 @@ static ssize_t numa_hint_threshold_write(struct file *file,
 	return cnt;
 }
 
-static const struct file_operations numa_hint_threshold_fops = {
-	.open		= numa_hint_threshold_open,
-	.read		= seq_read,
-	.write		= numa_hint_threshold_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_threshold);
 
 static int numa_hint_clock_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%s\n",
 		   numa_hint_clock_names[READ_ONCE(numa_hint_clock_scope)]);
 	return 0;
-}
-
-static int numa_hint_clock_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, numa_hint_clock_show, NULL);
 }
 
 /*
@@ -693,27 +686,18 @@ static int numa_hint_clock_open(struct inode *inode, struct file *file)
 static ssize_t numa_hint_clock_write(struct file *file, const char __user *ubuf,
 				     size_t cnt, loff_t *ppos)
 {
-	char buf[16];
 	int scope;
 
-	if (cnt >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, cnt))
-		return -EFAULT;
-	buf[cnt] = '\0';
-	scope = sysfs_match_string(numa_hint_clock_names, buf);
-	if (scope < 0 || numa_hint_set_clock(scope))
+	scope = numa_hint_match_write(ubuf, cnt, numa_hint_clock_names,
+				      ARRAY_SIZE(numa_hint_clock_names), 16);
+	if (scope < 0)
+		return scope;
+	if (numa_hint_set_clock(scope))
 		return -EINVAL;
 	return cnt;
 }
 
-static const struct file_operations numa_hint_clock_fops = {
-	.open		= numa_hint_clock_open,
-	.read		= seq_read,
-	.write		= numa_hint_clock_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_clock);
 
 static const char * const numa_hint_repeat_names[] = { "0", "1" };
 
@@ -721,11 +705,6 @@ static int numa_hint_repeat_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%d\n", READ_ONCE(numa_hint_repeat));
 	return 0;
-}
-
-static int numa_hint_repeat_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, numa_hint_repeat_show, NULL);
 }
 
 /*
@@ -736,28 +715,17 @@ static ssize_t numa_hint_repeat_write(struct file *file,
 				      const char __user *ubuf, size_t cnt,
 				      loff_t *ppos)
 {
-	char buf[4];
 	int val;
 
-	if (cnt >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, cnt))
-		return -EFAULT;
-	buf[cnt] = '\0';
-	val = sysfs_match_string(numa_hint_repeat_names, buf);
+	val = numa_hint_match_write(ubuf, cnt, numa_hint_repeat_names,
+				    ARRAY_SIZE(numa_hint_repeat_names), 4);
 	if (val < 0)
-		return -EINVAL;
+		return val;
 	WRITE_ONCE(numa_hint_repeat, val);
 	return cnt;
 }
 
-static const struct file_operations numa_hint_repeat_fops = {
-	.open		= numa_hint_repeat_open,
-	.read		= seq_read,
-	.write		= numa_hint_repeat_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_repeat);
 
 /**
  * numa_hint_debugfs_init() - create the fault-count knobs
