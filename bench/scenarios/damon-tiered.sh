@@ -25,6 +25,14 @@
 #   goals  DAMON tiered by mainline's self-tuning recipe (6.16's sample),
 #          on before step 1: nothing hand-picked for this machine, see
 #          damon_goals_on()
+#   goals_sized
+#          the same recipe, its two goals moved by the free memory node0
+#          keeps for itself (watermarks and lowmem reserves, from
+#          /proc/zoneinfo): 0.5% free and 0.3% left unused beyond it
+#   goals_node
+#          goals_sized, with migrate_hot's quota tuned by mainline's
+#          "temporal" goal tuner (the whole quota while node0 is under its
+#          goal, none once it is there) instead of the feedback loop
 # DAMON tiered is the seed's (HMSDK's) layout: one kdamond per node, paddr,
 #   kdamond 0 monitors node0 and runs migrate_cold to node2 on regions with
 #     no access for COLD_AGE_MS,
@@ -66,8 +74,9 @@ LAZY_S=${LAZY_S:-20}
 FAST=0 SLOW=2
 SAMPLE_US=${SAMPLE_US:-20000} AGGR_US=${AGGR_US:-400000} UPDATE_US=${UPDATE_US:-2000000}
 COLD_AGE_MS=${COLD_AGE_MS:-4000} COLD_APPLY_US=${COLD_APPLY_US:-1000000}
-# goals mode: mainline's recipe, default intervals for the tuning to start from
+# goals modes: mainline's recipe, default intervals for the tuning to start from
 GOAL_USED_BP=${GOAL_USED_BP:-9970} GOAL_FREE_BP=${GOAL_FREE_BP:-50} GOAL_QUOTA_B=$((200 << 20))
+goal_used=$GOAL_USED_BP goal_free=$GOAL_FREE_BP
 GOALS_CSV=$OUTDIR/damon-goals.csv
 sampler_pid=
 ADMIN=/sys/kernel/mm/damon/admin
@@ -168,13 +177,14 @@ kdamond()
 	w "$9" "$s/filters/0/matching"
 }
 
-# kdamond_goals IDX NID ACTION TARGET_NID NR_MIN METRIC TARGET_VALUE ALLOW:
+# kdamond_goals IDX NID ACTION TARGET_NID NR_MIN METRIC TARGET_VALUE ALLOW TUNER:
 # kdamond IDX monitors node NID with the default intervals, auto-tuned
 # toward 4% of the possible accesses seen in 3 aggregations (sampling 5 ms
 # to 10 s), and runs ACTION to TARGET_NID once a second on regions with at
 # least NR_MIN accesses (and at most NR_MIN if it is 0), any age, within a
-# 200 MiB/s quota tuned toward METRIC of node FAST at TARGET_VALUE, on the
-# young pages (ALLOW=Y: an allow filter) or on the others (N: reject).
+# 200 MiB/s quota tuned by TUNER (consist: the feedback loop, temporal)
+# toward METRIC of node FAST at TARGET_VALUE, on the young pages (ALLOW=Y:
+# an allow filter) or on the others (N: reject).
 kdamond_goals()
 {
 	local kd=$ADMIN/kdamonds/$1 start end i=0 ranges nr_max=$UINT_MAX
@@ -211,6 +221,8 @@ kdamond_goals()
 	w $UINT_MAX "$s/access_pattern/age/max"
 	w 1000 "$s/quotas/reset_interval_ms"
 	w $GOAL_QUOTA_B "$s/quotas/bytes"
+	# a kernel without the file has only the feedback loop
+	[ "$9" = consist ] && [ ! -e "$s/quotas/goal_tuner" ] || w "$9" "$s/quotas/goal_tuner"
 	w 1 "$s/quotas/goals/nr_goals"
 	w "$6" "$s/quotas/goals/0/target_metric"
 	w "$7" "$s/quotas/goals/0/target_value"
@@ -261,9 +273,11 @@ sample_goals()
 #     5% of the possible accesses (1 of the 20 samples of an aggregation),
 #     quota tuned toward node0 99.7% used, allow-young filter.
 # No age, no intervals for this machine: those the tuning finds.
+# goals_sized and goals_node move both goals by node0's reserve (see
+# node_reserve_bp); goals_node also tunes migrate_hot with "temporal".
 damon_goals_on()
 {
-	local i wm
+	local i wm reserve hot_tuner=consist
 
 	# node0's watermarks, summed over its zones, in bp of its memory: a
 	# migration allocates without reclaim, so it fails below "low"
@@ -272,12 +286,19 @@ damon_goals_on()
 		on && $1 == "high" { hi += $2 } on && $1 == "managed" { m += $2 }
 		END { printf "min %d low %d high %d pages: %.2f%% %.2f%% %.2f%% of %d", \
 			mn, lo, hi, mn * 100 / m, lo * 100 / m, hi * 100 / m, m }' /proc/zoneinfo)
+	reserve=$(node_reserve_bp $FAST)
+	goal_used=$GOAL_USED_BP goal_free=$GOAL_FREE_BP
+	case $mode in
+	goals_node) hot_tuner=temporal ;&
+	goals_sized) goal_used=$((GOAL_USED_BP - reserve)) goal_free=$((GOAL_FREE_BP + reserve)) ;;
+	esac
 	echo "bench: $mode: node$FAST watermarks $wm managed pages;" \
-		"goals: used $GOAL_USED_BP bp, free $GOAL_FREE_BP bp"
+		"reserve (high watermark + lowmem reserve, per zone) $reserve bp;" \
+		"goals: used $goal_used bp, free $goal_free bp; migrate_hot tuner $hot_tuner"
 
 	w 2 $ADMIN/kdamonds/nr_kdamonds
-	kdamond_goals 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $GOAL_FREE_BP N
-	kdamond_goals 1 $SLOW migrate_hot $FAST 1 node_mem_used_bp $GOAL_USED_BP Y
+	kdamond_goals 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $goal_free N consist
+	kdamond_goals 1 $SLOW migrate_hot $FAST 1 node_mem_used_bp $goal_used Y $hot_tuner
 	for i in 0 1; do
 		w on $ADMIN/kdamonds/$i/state
 	done
@@ -289,14 +310,30 @@ damon_goals_on()
 	sampler_pid=$!
 }
 
+# node_reserve_bp NID: the free memory node NID keeps from allocations that
+# may not reclaim, in bp of its managed pages: per zone, its high watermark
+# plus its largest lowmem reserve, at most the zone's managed pages (a
+# migration allocates without direct reclaim; kswapd stops at "high")
+node_reserve_bp()
+{
+	awk -v n="$1" '$1 == "Node" { on = ($2 == n ","); next }
+		!on { next }
+		$1 == "high" { hi = $2 }
+		$1 == "managed" { m = $2; tm += m }
+		$1 == "protection:" { gsub(/[(),]/, " "); p = 0
+			for (i = 2; i <= NF; i++) if ($i + 0 > p) p = $i + 0
+			r = hi + p; if (r > m) r = m; tr += r }
+		END { printf "%d", tm ? tr * 10000 / tm : 0 }' /proc/zoneinfo
+}
+
 # goals_summary: node0's use against the goal over the last GOALS_TAIL_S
-# seconds of the goals mode, from GOALS_CSV
+# seconds of a goals mode, from GOALS_CSV
 goals_summary()
 {
 	local r
 
-	r=$(awk -F, -v goal=$GOAL_USED_BP -v tail=${GOALS_TAIL_S:-120} '
-		$1 == "goals" { t[n] = $2; u[n] = $3; n++ }
+	r=$(awk -F, -v goal=$goal_used -v tail=${GOALS_TAIL_S:-120} -v m=$mode '
+		$1 == m { t[n] = $2; u[n] = $3; n++ }
 		END {
 			if (!n) exit
 			last = t[n - 1]
@@ -314,6 +351,8 @@ goals_summary()
 	result node0_used_mean_pct "$1"
 	result node0_used_maxdev_pp "$2"
 	result node0_used_within_0.5pp_pct "$3"
+	result goal_used_bp $goal_used
+	result goal_free_bp $goal_free
 }
 
 damon_on()
@@ -405,7 +444,7 @@ run()
 	if [ "$mode" = early ]; then
 		damon_on
 		damon=1
-	elif [ "$mode" = goals ]; then
+	elif [ "${mode#goals}" != "$mode" ]; then
 		damon_goals_on
 		damon=1
 	fi
@@ -449,7 +488,7 @@ run()
 		result kdamond_cpu_s "$(cs2s $kdamond_cs)"
 		result damon_s "$(cs2s $damon_cs)"
 		result kdamond_cpu_pct $((kdamond_cs * 100 / damon_cs))
-		[ "$mode" = goals ] && goals_summary
+		[ "${mode#goals}" != "$mode" ] && goals_summary
 	else
 		result kdamond_cpu_s 0
 	fi
@@ -491,7 +530,7 @@ keep()
 # summary: one row per mode
 summary()
 {
-	local m f="%-6s %7s %7s %8s %8s %8s %7s %6s %9s %9s %6s\n"
+	local m g f="%-11s %7s %7s %8s %8s %8s %7s %6s %9s %9s %6s\n"
 
 	echo
 	echo "bench: hot set ($HOT_MIB MiB) on node$FAST; pages migrated; times TCG (emulated), not hardware"
@@ -504,13 +543,15 @@ summary()
 			${R[$m.damon_migrate_fail]:--} ${R[$m.damon_migrate_hot]:--} \
 			${R[$m.damon_migrate_cold]:--} ${R[$m.pingpong_pages]:--}
 	done
-	if [ -n "${R[goals.node0_used_mean_pct]:-}" ]; then
-		echo "bench: goals: node0 used ${R[goals.node0_used_mean_pct]}% on average" \
-			"(goal $((GOAL_USED_BP / 100)).$((GOAL_USED_BP % 100))%)," \
-			"at most ${R[goals.node0_used_maxdev_pp]} pp off," \
-			"${R[goals.node0_used_within_0.5pp_pct]}% of samples within 0.5 pp," \
+	for m in $MODES; do
+		[ -n "${R[$m.node0_used_mean_pct]:-}" ] || continue
+		g=${R[$m.goal_used_bp]}
+		echo "bench: $m: node0 used ${R[$m.node0_used_mean_pct]}% on average" \
+			"(goal $((g / 100)).$(printf %02d $((g % 100)))%)," \
+			"at most ${R[$m.node0_used_maxdev_pp]} pp off," \
+			"${R[$m.node0_used_within_0.5pp_pct]}% of samples within 0.5 pp," \
 			"over the last ${GOALS_TAIL_S:-120} s"
-	fi
+	done
 	for m in $MODES; do
 		[ "$m" = none ] && continue
 		echo "bench: $m: kdamond CPU ${R[$m.kdamond_cpu_s]:--} s over ${R[$m.damon_s]:--} s" \
@@ -540,7 +581,7 @@ echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}u
 
 for m in $MODES; do
 	case $m in
-	none | early | lazy | goals) run $m ;;
+	none | early | lazy | goals | goals_sized | goals_node) run $m ;;
 	*) die "unknown mode $m" ;;
 	esac
 done

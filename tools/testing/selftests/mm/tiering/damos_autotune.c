@@ -6,9 +6,10 @@
  * Every new file exists under its mainline name, bad input is rejected with
  * EINVAL and changes nothing, migrate_hot with an allow-young filter moves
  * only the pages that were accessed, a node_mem_used_bp goal raises the
- * effective quota while node0 is under it and lowers it when above, and the
- * tuned intervals stay within their limits and are read back with
- * update_tuned_intervals.
+ * effective quota while node0 is under it and lowers it when above, the
+ * temporal goal tuner gives the whole quota while a goal is missed and none
+ * once it is met, and the tuned intervals stay within their limits and are
+ * read back with update_tuned_intervals.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +33,7 @@
 #define SCHEME		CTX "/schemes/0"
 #define FILTER		SCHEME "/filters/0"
 #define QGOAL		SCHEME "/quotas/goals/0"
+#define TUNER		SCHEME "/quotas/goal_tuner"
 
 /* what a file reads, without the newline */
 static char *read_str(const char *path, char *buf, size_t len)
@@ -106,6 +108,14 @@ static long scheme_esz(void)
 	return read_long(SCHEME "/quotas/effective_bytes");
 }
 
+/* bytes of regions the scheme has tried so far, or -1 */
+static long scheme_sz_tried(void)
+{
+	if (write_file(KD "/state", "update_schemes_stats"))
+		return -1;
+	return read_long(SCHEME "/stats/sz_tried");
+}
+
 FIXTURE(autotune) {
 	char *hot, *cold;
 	struct toucher t;
@@ -147,7 +157,7 @@ TEST_F(autotune, files_have_mainline_names)
 		IGOAL "/access_bp", IGOAL "/aggrs", IGOAL "/min_sample_us",
 		IGOAL "/max_sample_us", FILTER "/allow", QGOAL "/nid",
 		QGOAL "/target_metric", QGOAL "/target_value",
-		QGOAL "/current_value",
+		QGOAL "/current_value", TUNER,
 	};
 	static const char * const metrics[] = {
 		"user_input", "some_mem_psi_us", "node_mem_used_bp",
@@ -164,6 +174,11 @@ TEST_F(autotune, files_have_mainline_names)
 	EXPECT_EQ(read_long(IGOAL "/aggrs"), 0);
 	EXPECT_STREQ(read_str(FILTER "/allow", buf, sizeof(buf)), "N");
 	EXPECT_EQ(read_long(QGOAL "/nid"), 0);
+	EXPECT_STREQ(read_str(TUNER, buf, sizeof(buf)), "consist");
+	EXPECT_EQ(write_file(TUNER, "temporal"), 0);
+	EXPECT_STREQ(read_str(TUNER, buf, sizeof(buf)), "temporal");
+	EXPECT_EQ(write_file(TUNER, "consist\n"), 0);
+	EXPECT_STREQ(read_str(TUNER, buf, sizeof(buf)), "consist");
 	for (size_t i = 0; i < ARRAY_SIZE(metrics); i++) {
 		EXPECT_EQ(write_file(QGOAL "/target_metric", "%s", metrics[i]), 0);
 		EXPECT_STREQ(read_str(QGOAL "/target_metric", buf, sizeof(buf)),
@@ -202,6 +217,9 @@ TEST_F(autotune, bad_input_rejected)
 	static const char * const bad_bool[] = {"maybe", "2", "\n", "-1"};
 	static const char * const bad_ul[] = {"abc", "-1", "1.5", "\n", "1 2"};
 	static const char * const bad_metric[] = {"node_mem_bogus", "\n", "bp"};
+	static const char * const bad_tuner[] = {
+		"Temporal", "temporal2", " consist", "\n", "0", "1", "by_score",
+	};
 	static const char * const goal_files[] = {
 		IGOAL "/access_bp", IGOAL "/aggrs", IGOAL "/min_sample_us",
 		IGOAL "/max_sample_us",
@@ -226,6 +244,9 @@ TEST_F(autotune, bad_input_rejected)
 	ASSERT_EQ(write_file(QGOAL "/target_metric", "node_mem_free_bp"), 0);
 	expect_rejected(_metadata, QGOAL "/target_metric", bad_metric,
 			ARRAY_SIZE(bad_metric), "node_mem_free_bp");
+	ASSERT_EQ(write_file(TUNER, "temporal"), 0);
+	expect_rejected(_metadata, TUNER, bad_tuner, ARRAY_SIZE(bad_tuner),
+			"temporal");
 	for (size_t i = 0; i < ARRAY_SIZE(goal_files); i++) {
 		ASSERT_EQ(write_file(goal_files[i], "7"), 0);
 		expect_rejected(_metadata, goal_files[i], bad_ul,
@@ -373,6 +394,53 @@ TEST_F_TIMEOUT(autotune, node_mem_used_goal_tunes_quota, 200)
 	used = node_used_bp(FAST_NODE);
 	TH_LOG("free: current_value %ld, node0 used %ld bp", free_cur, used);
 	EXPECT_LT(labs(free_cur + used - 10000), 300);
+}
+
+/*
+ * The temporal tuner on a node_mem_used_bp goal of node0: a goal node0 does
+ * not meet gives the scheme its whole size quota from the first charge
+ * window on, and a goal it meets gives it none: the scheme tries nothing.
+ */
+TEST_F_TIMEOUT(autotune, temporal_tuner_all_or_nothing, 120)
+{
+	long esz = -1, used, tried;
+
+	used = node_used_bp(FAST_NODE);
+	ASSERT_GT(used, 0);
+	ASSERT_EQ(write_file(SCHEME "/quotas/bytes", "%lu", 200UL << 20), 0);
+	ASSERT_EQ(write_file(SCHEME "/quotas/reset_interval_ms", "100"), 0);
+	ASSERT_EQ(write_file(SCHEME "/apply_interval_us", "100000"), 0);
+	ASSERT_EQ(write_file(TUNER, "temporal"), 0);
+	ASSERT_EQ(write_file(QGOAL "/target_metric", "node_mem_used_bp"), 0);
+	ASSERT_EQ(write_file(QGOAL "/nid", "%d", FAST_NODE), 0);
+	ASSERT_EQ(write_file(QGOAL "/target_value", "10000"), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	for (int s = 0; s < 20 && esz <= 0; s++) {
+		sleep(1);
+		esz = scheme_esz();
+	}
+	TH_LOG("missed: effective_bytes %ld", esz);
+	EXPECT_EQ(esz, 200L << 20);
+
+	ASSERT_EQ(write_file(QGOAL "/target_value", "%ld", used / 4 + 1), 0);
+	ASSERT_EQ(write_file(KD "/state", "commit_schemes_quota_goals"), 0);
+	for (int s = 0; s < 20 && esz != 0; s++) {
+		sleep(1);
+		esz = scheme_esz();
+	}
+	TH_LOG("met: effective_bytes %ld", esz);
+	EXPECT_EQ(esz, 0);
+	/* the goal is re-checked every 100 ms: a second of no quota tries nothing */
+	tried = scheme_sz_tried();
+	sleep(2);
+	EXPECT_EQ(scheme_sz_tried(), tried);
+
+	/* missed again: the scheme tries regions again */
+	ASSERT_EQ(write_file(QGOAL "/target_value", "10000"), 0);
+	ASSERT_EQ(write_file(KD "/state", "commit_schemes_quota_goals"), 0);
+	sleep(2);
+	EXPECT_EQ(scheme_esz(), 200L << 20);
+	EXPECT_GT(scheme_sz_tried(), tried);
 }
 
 /*

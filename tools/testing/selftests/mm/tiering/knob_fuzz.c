@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fuzz the knobs of the tiering series: DAMOS target_nid (and, next to it,
- * action and the kdamond's state), and the NUMA hint-latency debugfs knobs
- * hint_latency_mode, hot_threshold_faults and hot_repeat.
+ * action and the kdamond's state), the DAMON self-tuning files (a filter's
+ * allow, a quota goal's nid, the quotas' goal_tuner, the intervals goal's
+ * access_bp), and the NUMA hint-latency debugfs knobs hint_latency_mode,
+ * hot_threshold_faults and hot_repeat.
  *
  * Every write is random: bytes of random length (0, 1, short, the page
  * size and past it), NUL bytes and non-ASCII, leading and trailing white
@@ -10,8 +12,9 @@
  * write's outcome is predicted by a model of the kernel's parsers
  * (lib/kstrtox.c with base 0, sysfs_streq(), kernfs' page-size limit):
  * a write the model accepts must return its length and read back as the
- * parsed value; a write the model rejects must fail with EINVAL and leave
- * the value as it was.  The last test races writers against commit, on
+ * parsed value; a write the model rejects must fail with EINVAL (ERANGE
+ * where kstrtoul()'s error is returned as is, as for the intervals goal)
+ * and leave the value as it was.  The last test races writers against commit, on
  * and off.  The inputs come from a seeded generator: the seed is logged,
  * and KNOB_FUZZ_SEED replays it.  KNOB_FUZZ_WRITES (default 100000) is the
  * total number of writes, shared by the tests.
@@ -35,6 +38,7 @@
 #define CTX		KD "/contexts/0"
 #define SCHEMES		CTX "/schemes"
 #define SCHEME0		SCHEMES "/0"
+#define IGOAL		CTX "/monitoring_attrs/intervals/intervals_goal"
 #define NB_DEBUG	"/sys/kernel/debug/sched/numa_balancing"
 #define MODE		NB_DEBUG "/hint_latency_mode"
 #define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
@@ -42,7 +46,10 @@
 #define MAX_IN		(3 * 4096)
 #define LOG_MAX		20	/* mismatches logged in full per test */
 
-enum knob_type { K_NID, K_ACTION, K_STATE, K_MODE, K_THRESH, K_REPEAT };
+enum knob_type {
+	K_NID, K_ACTION, K_STATE, K_MODE, K_THRESH, K_REPEAT,
+	K_GOAL_NID, K_BOOL, K_TUNER, K_UL,
+};
 
 /* what the model says a write does */
 enum verdict { V_REJECT, V_ACCEPT, V_NOOP, V_EITHER };
@@ -60,6 +67,11 @@ static const char * const state_cmds[] = {
 };
 
 static const char * const modes[] = { "time", "faults" };
+static const char * const tuners[] = { "consist", "temporal" };
+static const char * const bools[] = {
+	"Y", "N", "y", "n", "1", "0", "on", "off", "true", "false", "o", "e",
+};
+
 static const char * const repeats[] = { "0", "1" };
 
 /* numbers at and past the limits of every integer type, in several bases */
@@ -220,23 +232,49 @@ static int match(const char * const *list, int n, const char *s)
 	return -1;
 }
 
+/* lib/kstrtox.c: kstrtobool(), from its first one or two characters */
+static int model_kstrtobool(const char *s, bool *res)
+{
+	switch (s[0]) {
+	case 'y': case 'Y': case 't': case 'T': case '1':
+		*res = true;
+		return 0;
+	case 'n': case 'N': case 'f': case 'F': case '0':
+		*res = false;
+		return 0;
+	case 'o': case 'O':
+		if ((s[1] | 0x20) == 'n' || (s[1] | 0x20) == 'f') {
+			*res = (s[1] | 0x20) == 'n';
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /*
  * What writing @in (@len bytes) to a knob of @type does, and the value it
- * reads back as if accepted (@val), and the return value of the write if
- * accepted (@ret).
+ * reads back as if accepted (@val), the return value of the write if
+ * accepted (@ret), and its errno if rejected (@rej).
  */
 static enum verdict model(enum knob_type type, const char *in, size_t len,
-			  char *val, size_t vlen, ssize_t *ret)
+			  char *val, size_t vlen, ssize_t *ret, int *rej)
 {
 	static __thread char s[MAX_IN + 1];
+	unsigned long long ull;
 	size_t eff = len;
 	unsigned int u;
+	bool b;
 	int i;
 
+	*rej = EINVAL;
 	switch (type) {
 	case K_NID:
 	case K_ACTION:
 	case K_STATE:
+	case K_GOAL_NID:
+	case K_BOOL:
+	case K_TUNER:
+	case K_UL:
 		/* kernfs: one page at most, a zero-length write is a no-op */
 		eff = len < (size_t)page_size ? len : (size_t)page_size;
 		if (!eff)
@@ -299,6 +337,33 @@ static enum verdict model(enum knob_type type, const char *in, size_t len,
 			return V_REJECT;
 		snprintf(val, vlen, "%u\n", u);
 		return V_ACCEPT;
+	case K_GOAL_NID:
+		/* a goal always measures a node: no -1 */
+		if (model_kstrtoint(s, &i) || i < 0 || i >= nr_node_ids ||
+		    i >= MAX_NODES || !node_possible[i])
+			return V_REJECT;
+		snprintf(val, vlen, "%d\n", i);
+		return V_ACCEPT;
+	case K_BOOL:
+		if (model_kstrtobool(s, &b))
+			return V_REJECT;
+		snprintf(val, vlen, "%s\n", b ? "Y" : "N");
+		return V_ACCEPT;
+	case K_TUNER:
+		i = match(tuners, ARRAY_SIZE(tuners), s);
+		if (i < 0)
+			return V_REJECT;
+		snprintf(val, vlen, "%s\n", tuners[i]);
+		return V_ACCEPT;
+	case K_UL:
+		/* kstrtoul(): its error, EINVAL or ERANGE, is the write's */
+		i = model_kstrtoull_raw(s[0] == '+' ? s + 1 : s, &ull);
+		if (i) {
+			*rej = -i;
+			return V_REJECT;
+		}
+		snprintf(val, vlen, "%llu\n", ull);
+		return V_ACCEPT;
 	}
 	return V_EITHER;
 }
@@ -331,6 +396,18 @@ static void token(enum knob_type type, unsigned long long *r, char *t, size_t n)
 		break;
 	case K_REPEAT:
 		snprintf(t, n, "%s", repeats[rnd_below(r, ARRAY_SIZE(repeats))]);
+		break;
+	case K_GOAL_NID:
+		snprintf(t, n, "%ld", (long)rnd_below(r, nr_node_ids + 3) - 1);
+		break;
+	case K_BOOL:
+		snprintf(t, n, "%s", bools[rnd_below(r, ARRAY_SIZE(bools))]);
+		break;
+	case K_TUNER:
+		snprintf(t, n, "%s", tuners[rnd_below(r, ARRAY_SIZE(tuners))]);
+		break;
+	case K_UL:
+		snprintf(t, n, "%lu", (unsigned long)rnd_below(r, 20000));
 		break;
 	case K_THRESH:
 		switch (rnd_below(r, 4)) {
@@ -533,10 +610,10 @@ static bool knob_write(struct __test_metadata *_metadata, struct knob *k,
 	char val[64] = "", now[64], hex[200];
 	ssize_t want_ret = 0, ret;
 	enum verdict v;
-	int err, werr;
+	int err, werr, rej;
 	bool ok;
 
-	v = model(k->type, in, len, val, sizeof(val), &want_ret);
+	v = model(k->type, in, len, val, sizeof(val), &want_ret, &rej);
 	if (k->type == K_STATE && v != V_REJECT)
 		return true;	/* a real command: not in this test */
 	ret = knob_pwrite(k, in, len);
@@ -558,7 +635,7 @@ static bool knob_write(struct __test_metadata *_metadata, struct knob *k,
 		break;
 	case V_REJECT:
 		/* DAMON's state gives EBUSY while its lock is taken */
-		ok = ret < 0 && (werr == EINVAL ||
+		ok = ret < 0 && (werr == rej ||
 				 (k->type == K_STATE && werr == EBUSY)) &&
 		     !strcmp(now, k->cur);
 		break;
@@ -736,11 +813,48 @@ TEST_F_TIMEOUT(knobs, target_nid, 1800)
 	ASSERT_GT(nr_node_ids, 0);
 	ASSERT_EQ(damon_setup(1), 0);
 	ASSERT_EQ(write_file(SCHEME0 "/action", "migrate_cold"), 0);
-	EXPECT_EQ(fuzz(_metadata, SCHEME0 "/target_nid", K_NID, budget(25)), 0);
+	EXPECT_EQ(fuzz(_metadata, SCHEME0 "/target_nid", K_NID, budget(16)), 0);
 	/* a bad write while the kdamond runs */
 	ASSERT_EQ(write_file(SCHEME0 "/target_nid", "%d", last_mem_node), 0);
 	ASSERT_EQ(write_file(KD "/state", "on"), 0);
-	EXPECT_EQ(fuzz(_metadata, SCHEME0 "/target_nid", K_NID, budget(5)), 0);
+	EXPECT_EQ(fuzz(_metadata, SCHEME0 "/target_nid", K_NID, budget(4)), 0);
+}
+
+/*
+ * The files of the DAMON self-tuning patches, on a stopped and on a running
+ * kdamond: a filter's allow, a quota goal's nid, the quotas' goal_tuner and
+ * the intervals goal's access_bp.
+ */
+TEST_F_TIMEOUT(knobs, damon_self_tuning_files, 1800)
+{
+	static const struct {
+		const char *path;
+		enum knob_type type;
+	} files[] = {
+		{ SCHEME0 "/filters/0/allow", K_BOOL },
+		{ SCHEME0 "/quotas/goals/0/nid", K_GOAL_NID },
+		{ SCHEME0 "/quotas/goal_tuner", K_TUNER },
+		{ IGOAL "/access_bp", K_UL },
+	};
+
+	if (access(DAMON_ADMIN, F_OK))
+		SKIP(return, "no DAMON sysfs interface");
+	ASSERT_EQ(damon_setup(1), 0);
+	ASSERT_EQ(write_file(SCHEME0 "/filters/nr_filters", "1"), 0);
+	ASSERT_EQ(write_file(SCHEME0 "/quotas/goals/nr_goals", "1"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		if (access(files[i].path, F_OK))
+			SKIP(return, "no %s: kernel without the DAMON self-tuning patches",
+			     files[i].path);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		EXPECT_EQ(fuzz(_metadata, files[i].path, files[i].type, budget(3)), 0);
+	/* while the kdamond runs: the files only take input until a commit */
+	ASSERT_EQ(write_file(SCHEME0 "/quotas/goals/0/nid", "0"), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		EXPECT_EQ(fuzz(_metadata, files[i].path, files[i].type, budget(1)), 0);
+	EXPECT_GT(kdamond_pid(), 0);
 }
 
 TEST_F_TIMEOUT(knobs, action, 1800)
@@ -980,7 +1094,7 @@ TEST_F_TIMEOUT(knobs, writers_race_commit_on_off, 3600)
 		{ .kind = R_NR_SCHEMES }, { .kind = R_NUMA },
 	};
 	unsigned long long s = input_seed(_metadata);
-	long total = budget(26), writes = 0, bad = 0;
+	long total = budget(20), writes = 0, bad = 0;
 	int nr = ARRAY_SIZE(x);
 	char buf[64];
 
