@@ -33,6 +33,8 @@
 #          goals_sized, with migrate_hot's quota tuned by mainline's
 #          "temporal" goal tuner (the whole quota while node0 is under its
 #          goal, none once it is there) instead of the feedback loop
+#   goals_temporal
+#          goals_node, with migrate_cold's quota tuned by "temporal" too
 # DAMON tiered is the seed's (HMSDK's) layout: one kdamond per node, paddr,
 #   kdamond 0 monitors node0 and runs migrate_cold to node2 on regions with
 #     no access for COLD_AGE_MS,
@@ -277,7 +279,7 @@ sample_goals()
 # node_reserve_bp); goals_node also tunes migrate_hot with "temporal".
 damon_goals_on()
 {
-	local i wm reserve hot_tuner=consist
+	local i wm reserve hot_tuner=consist cold_tuner=consist
 
 	# node0's watermarks, summed over its zones, in bp of its memory: a
 	# migration allocates without reclaim, so it fails below "low"
@@ -289,15 +291,17 @@ damon_goals_on()
 	reserve=$(node_reserve_bp $FAST)
 	goal_used=$GOAL_USED_BP goal_free=$GOAL_FREE_BP
 	case $mode in
+	goals_temporal) cold_tuner=temporal ;&
 	goals_node) hot_tuner=temporal ;&
 	goals_sized) goal_used=$((GOAL_USED_BP - reserve)) goal_free=$((GOAL_FREE_BP + reserve)) ;;
 	esac
 	echo "bench: $mode: node$FAST watermarks $wm managed pages;" \
 		"reserve (high watermark + lowmem reserve, per zone) $reserve bp;" \
-		"goals: used $goal_used bp, free $goal_free bp; migrate_hot tuner $hot_tuner"
+		"goals: used $goal_used bp, free $goal_free bp;" \
+		"tuners: migrate_hot $hot_tuner, migrate_cold $cold_tuner"
 
 	w 2 $ADMIN/kdamonds/nr_kdamonds
-	kdamond_goals 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $goal_free N consist
+	kdamond_goals 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $goal_free N $cold_tuner
 	kdamond_goals 1 $SLOW migrate_hot $FAST 1 node_mem_used_bp $goal_used Y $hot_tuner
 	for i in 0 1; do
 		w on $ADMIN/kdamonds/$i/state
@@ -581,7 +585,7 @@ echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}u
 
 for m in $MODES; do
 	case $m in
-	none | early | lazy | goals | goals_sized | goals_node) run $m ;;
+	none | early | lazy | goals | goals_sized | goals_node | goals_temporal) run $m ;;
 	*) die "unknown mode $m" ;;
 	esac
 done
