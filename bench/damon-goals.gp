@@ -27,7 +27,7 @@ set key bottom right
 set xlabel "time since DAMON came on (s, TCG)"
 
 set ylabel "node0 used (%)"
-set yrange [90:100.2]
+set yrange [80:100.2]
 plot csv using 2:(@is_goals ? $3 / 100.0 : NaN) with lines lw 2 title "node0 used (meminfo)", \
 	'' using 2:(@is_goals ? $4 / 100.0 : NaN) with points pt 7 ps 0.4 title "migrate_hot goal current_value", \
 	goal with lines dt 2 lc rgb "gray" title sprintf("goal %.2f%%", goal), \
