@@ -383,6 +383,7 @@ static void token(enum knob_type type, unsigned long long *r, char *t, size_t n)
 {
 	switch (type) {
 	case K_NID:
+	case K_GOAL_NID:
 		snprintf(t, n, "%ld", (long)rnd_below(r, nr_node_ids + 3) - 1);
 		break;
 	case K_ACTION:
@@ -396,9 +397,6 @@ static void token(enum knob_type type, unsigned long long *r, char *t, size_t n)
 		break;
 	case K_REPEAT:
 		snprintf(t, n, "%s", repeats[rnd_below(r, ARRAY_SIZE(repeats))]);
-		break;
-	case K_GOAL_NID:
-		snprintf(t, n, "%ld", (long)rnd_below(r, nr_node_ids + 3) - 1);
 		break;
 	case K_BOOL:
 		snprintf(t, n, "%s", bools[rnd_below(r, ARRAY_SIZE(bools))]);
