@@ -25,7 +25,12 @@
 # the same large process, plus a small one started first whose SMALL_MIB
 # hot set is all on node2 and which faults rarely (an episode of
 # SMALL_ITERS writes, then SMALL_PAUSE_MS of sleep); it reports how much of
-# its set ends on node0 (small_hot_final_pct).  Runs in the lab guest.
+# its set ends on node0 (small_hot_final_pct).  WORKLOAD=hotchunk
+# (bench/scenarios/numa-hint-hotchunk.sh): numa-hint.sh's hot-chunk regime
+# with these configurations: HOT_CHUNKS chunks wholly on node2 are hot and
+# get every episode, and after every SWEEP_EVERY episodes a never-hot chunk
+# is swept once (one write per page: a burst, whose promotion is wrong;
+# wrong_promoted_pages).  Runs in the lab guest.
 #
 # Each configuration starts from the same layout (new processes, the same
 # seeds): NUMA balancing and demotion off, node0's free memory but
@@ -49,8 +54,15 @@ CONFIGS=${CONFIGS:-time time_raised seed faults faults_norepeat}
 TOTAL_MIB=${TOTAL_MIB:-1536}
 NODE0_FREE_MIB=${NODE0_FREE_MIB:-64}
 CHUNK_MIB=${CHUNK_MIB:-8}
-ITERS=${ITERS:-6291456}
-EPISODES=${EPISODES:-960}
+if [ "$WORKLOAD" = hotchunk ]; then
+	ITERS=${ITERS:-16777216}
+	EPISODES=${EPISODES:-800}
+else
+	ITERS=${ITERS:-6291456}
+	EPISODES=${EPISODES:-960}
+fi
+HOT_CHUNKS=${HOT_CHUNKS:-16}
+SWEEP_EVERY=${SWEEP_EVERY:-4}
 RUN_S=${RUN_S:-900}
 SEED=${SEED:-1}
 RAISED_MS=${RAISED_MS:-60000}
@@ -206,8 +218,13 @@ run()
 	fi
 	echo "bench: $cfg: node0 free $free MiB: $fast MiB of the workload there first"
 	result node0_free_mib "$free"
-	start "$cfg" -u -t "$TOTAL_MIB" -f $fast -c "$CHUNK_MIB" -i "$ITERS" \
-		-e "$EPISODES" -r "$RUN_S" -q 5 -s "$SEED"
+	if [ "$WORKLOAD" = hotchunk ]; then
+		start "$cfg" -t "$TOTAL_MIB" -f $fast -c "$CHUNK_MIB" -H "$HOT_CHUNKS" \
+			-w "$SWEEP_EVERY" -i "$ITERS" -e "$EPISODES" -r "$RUN_S" -s "$SEED"
+	else
+		start "$cfg" -u -t "$TOTAL_MIB" -f $fast -c "$CHUNK_MIB" -i "$ITERS" \
+			-e "$EPISODES" -r "$RUN_S" -q 5 -s "$SEED"
+	fi
 	big=$started
 	echo "bench: $cfg: mode [$(cat $NB/hint_latency_mode)]" \
 		"clock [$(cat $NB/hint_clock 2>/dev/null || echo node)]" \
@@ -260,20 +277,21 @@ run()
 
 summary()
 {
-	local c f="%-12s %9s %9s %9s %8s %8s %9s %9s %8s %9s %9s %9s %7s\n"
+	local c f="%-12s %9s %9s %9s %8s %8s %8s %9s %9s %8s %9s %9s %9s %7s\n"
 
 	echo
 	echo "bench: $WORKLOAD: model_s = access + migration cost (modelled, s);" \
 		"ep_prom: pages promoted during their chunk's episode; undone:" \
 		"demoted again before its next one; times other than model TCG"
-	printf "bench: $f" config ep_prom kept undone dram% final% pgpromote \
+	printf "bench: $f" config ep_prom kept undone dram% final% wrong pgpromote \
 		candidate rej_lat demoted model_s access_s small%
 	for c in $CONFIGS; do
 		[ -n "${R[$c.episodes]:-}" ] || continue
 		printf "bench: $f" "$c" "${R[$c.ep_promoted_pages]:--}" \
 			"${R[$c.ep_promoted_kept]:--}" "${R[$c.ep_promoted_undone]:--}" \
 			"${R[$c.dram_share_pct]:--}" "${R[$c.hot_final_pct]:--}" \
-			"${R[$c.pgpromote_success]:--}" "${R[$c.pgpromote_candidate]:--}" \
+			"${R[$c.wrong_promoted_pages]:--}" "${R[$c.pgpromote_success]:--}" \
+			"${R[$c.pgpromote_candidate]:--}" \
 			"${R[$c.pgpromote_reject_latency]:--}" \
 			"$((${R[$c.pgdemote_kswapd]:-0} + ${R[$c.pgdemote_direct]:-0}))" \
 			"${R[$c.model_s]:--}" "${R[$c.access_model_s]:--}" \
@@ -284,7 +302,7 @@ summary()
 [ -x "$BIN" ] || die "no $BIN (bench/run.sh builds it)"
 [ -d "$OUTDIR" ] && [ -w "$OUTDIR" ] || die "$OUTDIR is not a writable directory"
 [ -e $NB/hint_latency_mode ] || die "no $NB/hint_latency_mode: not the patched kernel"
-case $WORKLOAD in uniform | twoproc) ;; *) die "unknown WORKLOAD $WORKLOAD" ;; esac
+case $WORKLOAD in uniform | twoproc | hotchunk) ;; *) die "unknown WORKLOAD $WORKLOAD" ;; esac
 for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
 	echo "bench: $(basename "$t"): nodes $(cat "$t/nodelist")"
 done
@@ -298,6 +316,7 @@ w never /sys/kernel/mm/transparent_hugepage/enabled
 [ -e $TP/enable ] && w 4096 /sys/kernel/tracing/buffer_size_kb
 echo "mode,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,wrong_promoted,episodes" > "$CSV"
 echo "bench: $WORKLOAD: $TOTAL_MIB MiB in $CHUNK_MIB MiB chunks, a chunk at random" \
+	"$([ "$WORKLOAD" = hotchunk ] && echo "of $HOT_CHUNKS hot ones (a never-hot one swept after every $SWEEP_EVERY)")" \
 	"per episode, $ITERS random writes each, $EPISODES episodes (at most ${RUN_S}s)" \
 	"per configuration; seed $SEED; time_raised: hot_threshold_ms $RAISED_MS"
 for c in $CONFIGS; do
