@@ -10,7 +10,8 @@
 # CONFIGS:
 #   time         hint latency in ms, hot_threshold_ms 1000 (upstream)
 #   time_raised  the same with hot_threshold_ms RAISED_MS (review: "echo
-#                100000 > hot_threshold_ms")
+#                100000 > hot_threshold_ms"); time_raised_MS, for a sweep,
+#                with hot_threshold_ms MS
 #   seed         the RFC's exact design: a clock per mm, stamps in buckets
 #                of 2^16 faults, fixed threshold 1,000,000, refresh on
 #                (hint_clock=mm); skipped on a kernel without it
@@ -18,6 +19,9 @@
 #                automatic threshold (hint_clock=node), hot_repeat 1
 #   faults_norepeat  the same with hot_repeat 0: promotion on the first
 #                hint fault under the threshold
+#   faults_fixed the same with the threshold fixed at its maximum (2^30):
+#                no automatic threshold, every first hint fault a candidate
+#                (not in the default CONFIGS)
 #   seed_scaled  seed with the threshold scaled to the lab's hint-fault
 #                rate (SCALED_FAULTS, 110000: the seed's ~48 s window)
 # WORKLOAD=uniform (default): one process, TOTAL_MIB in CHUNK_MIB chunks
@@ -133,23 +137,28 @@ configure()
 	NB_VAL=6
 	[ -e $NB/hot_repeat ] && w 1 $NB/hot_repeat
 	case $1 in
-	time | time_raised)
+	time | time_raised | time_raised_[0-9]*)
 		NB_VAL=2
 		w 0 $NB/hot_threshold_faults
 		[ -e $NB/hint_clock ] && w node $NB/hint_clock
-		w "$([ "$1" = time ] && echo 1000 || echo "$RAISED_MS")" $NB/hot_threshold_ms ;;
+		case $1 in
+		time) w 1000 $NB/hot_threshold_ms ;;
+		time_raised) w "$RAISED_MS" $NB/hot_threshold_ms ;;
+		*) w "${1#time_raised_}" $NB/hot_threshold_ms ;;
+		esac ;;
 	seed | seed_scaled)
 		[ -e $NB/hint_clock ] || return 1
 		w 1000 $NB/hot_threshold_ms
 		w mm $NB/hint_clock
 		w "$([ "$1" = seed ] && echo 1000000 || echo "$SCALED_FAULTS")" \
 			$NB/hot_threshold_faults ;;
-	faults | faults_norepeat)
-		[ "$1" = faults_norepeat ] && { [ -e $NB/hot_repeat ] || return 1; w 0 $NB/hot_repeat; }
+	faults | faults_norepeat | faults_fixed)
+		[ "$1" != faults ] && { [ -e $NB/hot_repeat ] || return 1; w 0 $NB/hot_repeat; }
 		w 1000 $NB/hot_threshold_ms
 		# 0 first: a per-node clock refuses a threshold beyond its range
 		w 0 $NB/hot_threshold_faults
-		[ -e $NB/hint_clock ] && w node $NB/hint_clock ;;
+		[ -e $NB/hint_clock ] && w node $NB/hint_clock
+		[ "$1" = faults_fixed ] && w 1073741824 $NB/hot_threshold_faults ;;
 	*) die "unknown configuration $1" ;;
 	esac
 	w "$([ $NB_VAL = 6 ] && echo faults || echo time)" $NB/hint_latency_mode
@@ -277,7 +286,7 @@ run()
 
 summary()
 {
-	local c f="%-12s %9s %9s %9s %8s %8s %8s %9s %9s %8s %9s %9s %9s %7s\n"
+	local c f="%-18s %9s %9s %9s %8s %8s %8s %9s %9s %8s %9s %9s %9s %7s\n"
 
 	echo
 	echo "bench: $WORKLOAD: model_s = access + migration cost (modelled, s);" \
