@@ -60,9 +60,13 @@
  * fault sets it, a scan that finds the folio accessed keeps it, a scan
  * that finds it still PROT_NONE clears it.
  *
- * Known limits: a switch between time and fault-count mode reads the
- * stamps of the previous mode for up to one scan pass; a folio migrated
- * between two lower-tier nodes keeps a stamp of the old node's clock.
+ * A folio that moves to another node loses its stamp (it would be a
+ * reading of the old node's clock; numa_hint_stamp_migrates()), and a
+ * hint fault on a folio without a stamp is rejected as of unknown
+ * latency; the fault stamps it, so that the next pass can promote it.
+ *
+ * Known limit: a switch between time and fault-count mode reads the
+ * stamps of the previous mode for up to one scan pass.
  *
  * For comparison, hint_clock "mm" selects the design of the RFC this
  * follows ("sched/numa: Fault count based NUMA hint fault latency"): one
@@ -527,9 +531,14 @@ enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
 						   NUMA_HINT_FAULTS_TIERING),
 				   base);
 	last = folio_xchg_last_cpupid(folio, now << 1 | NUMA_HINT_STAMP_FAULTED);
+	*threshold = th;
+	/* no stamp (page_cpupid_reset_last(), a migration): latency unknown */
+	if (last == LAST_CPUPID_MASK) {
+		*latency = U32_MAX;
+		return NUMA_HINT_REJECT_LATENCY;
+	}
 	units = numa_hint_stamp_latency(now, last);
 	*latency = numa_hint_to_faults(units, shift);
-	*threshold = th;
 	if (units >= max(th >> shift, 1U))
 		return NUMA_HINT_REJECT_LATENCY;
 	if (READ_ONCE(numa_hint_repeat) && !(last & NUMA_HINT_STAMP_FAULTED))

@@ -174,6 +174,7 @@ static void numa_hint_test_decide(struct kunit *test)
 	unsigned int th = READ_ONCE(numa_hint_threshold_faults);
 	int scope = READ_ONCE(numa_hint_clock_scope);
 	bool repeat = READ_ONCE(numa_hint_repeat);
+	int mode = READ_ONCE(sysctl_numa_balancing_mode);
 	struct page *page = alloc_page(GFP_KERNEL);
 	unsigned int latency, threshold;
 	struct folio *folio;
@@ -210,6 +211,27 @@ static void numa_hint_test_decide(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_PROMOTE);
+	/* no stamp (a migration reset it): rejected, then stamped */
+	folio_xchg_last_cpupid(folio, -1);
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+						     &latency, &threshold),
+			NUMA_HINT_REJECT_LATENCY);
+	KUNIT_EXPECT_EQ(test, latency, U32_MAX);
+	KUNIT_EXPECT_NE(test, folio_last_cpupid(folio), (int)LAST_CPUPID_MASK);
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+						     &latency, &threshold),
+			NUMA_HINT_PROMOTE);
+	/* in fault-count mode a per-node stamp does not move to another node */
+	WRITE_ONCE(sysctl_numa_balancing_mode, NUMA_BALANCING_MEMORY_TIERING |
+		   NUMA_BALANCING_TIERING_FAULTS);
+	KUNIT_EXPECT_TRUE(test, numa_hint_stamp_migrates(nid, nid));
+	KUNIT_EXPECT_FALSE(test, numa_hint_stamp_migrates(nid, nid + 1));
+	WRITE_ONCE(numa_hint_clock_scope, NUMA_HINT_CLOCK_MM);
+	KUNIT_EXPECT_TRUE(test, numa_hint_stamp_migrates(nid, nid + 1));
+	WRITE_ONCE(numa_hint_clock_scope, NUMA_HINT_CLOCK_NODE);
+	WRITE_ONCE(sysctl_numa_balancing_mode, NUMA_BALANCING_MEMORY_TIERING);
+	KUNIT_EXPECT_TRUE(test, numa_hint_stamp_migrates(nid, nid + 1));
+	WRITE_ONCE(sysctl_numa_balancing_mode, mode);
 
 	WRITE_ONCE(numa_hint_repeat, repeat);
 	WRITE_ONCE(numa_hint_threshold_faults, th);
