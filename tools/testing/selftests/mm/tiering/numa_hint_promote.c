@@ -3,8 +3,10 @@
  * NUMA-balancing promotion in memory-tiering mode (numa_balancing=2) with
  * the fault-count hint latency: a set on node2 that a task keeps reading is
  * promoted to node0; a set read once after the scanner marked it is not,
- * neither with hot_repeat (a first fault never promotes) nor, beyond the
- * threshold's worth of pages, with a small fixed threshold; the mode, a
+ * neither with hot_repeat 1 (a first fault never promotes), nor with
+ * hot_repeat 2 once the threshold is below its maximum, nor, beyond the
+ * threshold's worth of pages, with a small fixed threshold; it is with
+ * hot_repeat 2 while the threshold is at its maximum; the mode, a
  * bit of the numa_balancing sysctl, decides which unit the promotion
  * decisions are taken in, as the tiering tracepoint shows; and the knobs
  * reject bad values with EINVAL.
@@ -328,7 +330,7 @@ static int faults_mode_run(long th, int repeat, long pages, bool once,
 
 /*
  * A set read over and over is promoted in fault-count mode, with the
- * defaults (automatic threshold, hot_repeat 1): its pages fault in
+ * automatic threshold and hot_repeat 1: its pages fault in
  * consecutive scan passes.
  */
 TEST_F_TIMEOUT(hint, faults_mode_promotes_hot_set, 2 * WAIT_S + 60)
@@ -375,6 +377,43 @@ TEST_F_TIMEOUT(hint, faults_mode_burst_promoted_without_repeat, 2 * WAIT_S + 60)
 	ASSERT_EQ(j.err, 0);
 	EXPECT_GE(j.on_fast, pages * 9 / 10);
 	EXPECT_GE(d.success, pages * 9 / 10);
+}
+
+/*
+ * hot_repeat 2 (the default) asks for a fault in the pass before only
+ * while the node's threshold is below its maximum.  The automatic threshold
+ * starts at the maximum and the promotion rate limit (65536 MB/s) is far
+ * from binding, so the burst is promoted as with hot_repeat 0.
+ */
+TEST_F_TIMEOUT(hint, faults_mode_burst_promoted_while_unlimited, 2 * WAIT_S + 60)
+{
+	const long pages = 2048;
+	struct promo_stat d;
+	struct job j;
+
+	ASSERT_EQ(faults_mode_run(0, 2, pages, true, 0, &j, &d), 0);
+	ASSERT_EQ(j.err, 0);
+	EXPECT_GE(j.on_fast, pages * 9 / 10);
+	EXPECT_GE(d.success, pages * 9 / 10);
+}
+
+/*
+ * With a fixed threshold below the maximum hot_repeat 2 applies: the burst,
+ * whose latencies (at most about its size, 2048 faults) are all under the
+ * threshold of 4096, is refused as first faults, not as too cold.
+ */
+TEST_F_TIMEOUT(hint, faults_mode_burst_not_promoted_when_limited, 2 * WAIT_S + 60)
+{
+	const long pages = 2048;
+	struct promo_stat d;
+	struct job j;
+
+	ASSERT_EQ(faults_mode_run(4096, 2, pages, true, 0, &j, &d), 0);
+	ASSERT_EQ(j.err, 0);
+	EXPECT_GE(d.hint_faults, pages * 9 / 10);
+	EXPECT_LE(j.on_fast, pages / 64);
+	EXPECT_LE(d.success, pages / 64);
+	EXPECT_LE(d.reject_latency, pages / 64);
 }
 
 /*
@@ -464,7 +503,8 @@ TEST_F(hint, knobs_reject_bad_values)
 		"1073741825", "4294967295", "4294967296", "99999999999999999999",
 	};
 	static const char * const bad_repeat[] = {
-		"", "\n", "2", "-1", "yes", "on", "01", "1 ", "1\n\n", "true",
+		"", "\n", "3", "-1", "yes", "on", "01", "1 ", "1\n\n", "true",
+		"auto", "02",
 	};
 	char buf[64];
 	size_t i;
@@ -505,6 +545,8 @@ TEST_F(hint, knobs_reject_bad_values)
 	}
 	ASSERT_EQ(write_file(REPEAT, "1"), 0);
 	EXPECT_EQ(read_long(REPEAT), 1);
+	ASSERT_EQ(write_file(REPEAT, "2\n"), 0);
+	EXPECT_EQ(read_long(REPEAT), 2);
 }
 
 /*
