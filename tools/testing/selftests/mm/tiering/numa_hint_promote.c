@@ -345,75 +345,70 @@ TEST_F_TIMEOUT(hint, faults_mode_promotes_hot_set, 2 * WAIT_S + 60)
 	EXPECT_GE(d.success, pages * 9 / 10);
 }
 
-/*
- * A burst: a set read once after the scanner marked it.  With hot_repeat
- * 1 and the automatic threshold every read is a first hint fault and
- * nothing is promoted; the hint faults did happen (numa_hint_faults_tiering).
+/**
+ * burst_run() - a 2048-page burst, read once after the scanner marked it
+ * @_metadata: the test's
+ * @th: hot_threshold_faults (0: automatic)
+ * @repeat: hot_repeat
+ * @promoted: whether the burst is expected on node0 or left on node2
+ *
+ * Either way every page took its hint fault (numa_hint_faults_tiering);
+ * a burst left on node2 was refused as first faults, not as too cold.
  */
-TEST_F_TIMEOUT(hint, faults_mode_burst_not_promoted, 2 * WAIT_S + 60)
+static void burst_run(struct __test_metadata *_metadata, long th, int repeat,
+		      bool promoted)
 {
 	const long pages = 2048;
 	struct promo_stat d;
 	struct job j;
 
-	ASSERT_EQ(faults_mode_run(0, 1, pages, true, 0, &j, &d), 0);
+	ASSERT_EQ(faults_mode_run(th, repeat, pages, true, 0, &j, &d), 0);
 	ASSERT_EQ(j.err, 0);
 	EXPECT_GE(d.hint_faults, pages * 9 / 10);
-	EXPECT_LE(j.on_fast, pages / 64);
-	EXPECT_LE(d.success, pages / 64);
+	if (promoted) {
+		EXPECT_GE(j.on_fast, pages * 9 / 10);
+		EXPECT_GE(d.success, pages * 9 / 10);
+	} else {
+		EXPECT_LE(j.on_fast, pages / 64);
+		EXPECT_LE(d.success, pages / 64);
+		EXPECT_LE(d.reject_latency, pages / 64);
+	}
+}
+
+/* hot_repeat 1, automatic threshold: every read is a first hint fault */
+TEST_F_TIMEOUT(hint, faults_mode_burst_not_promoted, 2 * WAIT_S + 60)
+{
+	burst_run(_metadata, 0, 1, false);
 }
 
 /*
- * The same burst with hot_repeat 0: under the automatic threshold, which
- * starts at its maximum, every read page is promoted on its first fault.
+ * hot_repeat 0: under the automatic threshold, which starts at its
+ * maximum, every read page is promoted on its first fault.
  */
 TEST_F_TIMEOUT(hint, faults_mode_burst_promoted_without_repeat, 2 * WAIT_S + 60)
 {
-	const long pages = 2048;
-	struct promo_stat d;
-	struct job j;
-
-	ASSERT_EQ(faults_mode_run(0, 0, pages, true, 0, &j, &d), 0);
-	ASSERT_EQ(j.err, 0);
-	EXPECT_GE(j.on_fast, pages * 9 / 10);
-	EXPECT_GE(d.success, pages * 9 / 10);
+	burst_run(_metadata, 0, 0, true);
 }
 
 /*
  * hot_repeat 2 (the default) asks for a fault in the pass before only
- * while the node's threshold is below its maximum.  The automatic threshold
- * starts at the maximum and the promotion rate limit (65536 MB/s) is far
- * from binding, so the burst is promoted as with hot_repeat 0.
+ * while the node's threshold is below its maximum.  The automatic
+ * threshold starts at the maximum and the promotion rate limit (65536
+ * MB/s) is far from binding, so the burst is promoted as with 0.
  */
 TEST_F_TIMEOUT(hint, faults_mode_burst_promoted_while_unlimited, 2 * WAIT_S + 60)
 {
-	const long pages = 2048;
-	struct promo_stat d;
-	struct job j;
-
-	ASSERT_EQ(faults_mode_run(0, 2, pages, true, 0, &j, &d), 0);
-	ASSERT_EQ(j.err, 0);
-	EXPECT_GE(j.on_fast, pages * 9 / 10);
-	EXPECT_GE(d.success, pages * 9 / 10);
+	burst_run(_metadata, 0, 2, true);
 }
 
 /*
- * With a fixed threshold below the maximum hot_repeat 2 applies: the burst,
- * whose latencies (at most about its size, 2048 faults) are all under the
- * threshold of 4096, is refused as first faults, not as too cold.
+ * With a fixed threshold below the maximum hot_repeat 2 applies: the
+ * burst's latencies (at most about its size, 2048 faults) are all under
+ * the threshold of 4096, and it is refused as first faults.
  */
 TEST_F_TIMEOUT(hint, faults_mode_burst_not_promoted_when_limited, 2 * WAIT_S + 60)
 {
-	const long pages = 2048;
-	struct promo_stat d;
-	struct job j;
-
-	ASSERT_EQ(faults_mode_run(4096, 2, pages, true, 0, &j, &d), 0);
-	ASSERT_EQ(j.err, 0);
-	EXPECT_GE(d.hint_faults, pages * 9 / 10);
-	EXPECT_LE(j.on_fast, pages / 64);
-	EXPECT_LE(d.success, pages / 64);
-	EXPECT_LE(d.reject_latency, pages / 64);
+	burst_run(_metadata, 4096, 2, false);
 }
 
 /*
