@@ -127,24 +127,7 @@ enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
 					       unsigned int *threshold);
 void numa_hint_debugfs_init(struct dentry *dir);
 
-/**
- * numa_hint_stamp_migrates() - may a migrating folio keep its hint stamp?
- * @src_nid: the node the folio leaves
- * @dst_nid: the node it goes to
- *
- * A fault-count stamp of the per-node clock is a reading of its node's
- * clock, which runs at that node's hint-fault rate: on another node it
- * would read as a latency of the wrong clock.  Time stamps and stamps of
- * the per-mm clock mean the same on every node.
- *
- * Return: false if the stamp is of the per-node clock and the folio
- * changes node, true otherwise.
- */
-static inline bool numa_hint_stamp_migrates(int src_nid, int dst_nid)
-{
-	return src_nid == dst_nid || !numa_hint_faults_mode() ||
-	       READ_ONCE(numa_hint_clock_scope) != NUMA_HINT_CLOCK_NODE;
-}
+bool numa_hint_stamp_migrates(int src_nid, int dst_nid);
 #else /* !CONFIG_NUMA_BALANCING */
 /*
  * The scanner hooks in mm/mprotect.c and mm/huge_memory.c are built in
