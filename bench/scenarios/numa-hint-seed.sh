@@ -17,11 +17,8 @@
 #                (hint_clock=mm); skipped on a kernel without it
 #   faults       the series: a clock per lower-tier node, automatic
 #                threshold (hint_clock=node), hot_repeat 1
-#   faults_auto  the same with hot_repeat 2 (the default where the kernel
-#                has it: hot_repeat only while the threshold is below its
-#                maximum); skipped on a kernel without it
-#   faults_norepeat  the same with hot_repeat 0: promotion on the first
-#                hint fault under the threshold
+#   faults_norepeat  the same with hot_repeat 0 (the kernel's default):
+#                promotion on the first hint fault under the threshold
 #   faults_fixed the same with the threshold fixed at its maximum (2^30):
 #                no automatic threshold, every first hint fault a candidate
 #                (not in the default CONFIGS)
@@ -155,11 +152,8 @@ configure()
 		w mm $NB/hint_clock
 		w "$([ "$1" = seed ] && echo 1000000 || echo "$SCALED_FAULTS")" \
 			$NB/hot_threshold_faults ;;
-	faults | faults_norepeat | faults_fixed | faults_auto)
+	faults | faults_norepeat | faults_fixed)
 		[ "$1" != faults ] && { [ -e $NB/hot_repeat ] || return 1; w 0 $NB/hot_repeat; }
-		if [ "$1" = faults_auto ]; then
-			echo 2 > $NB/hot_repeat 2>/dev/null || return 1
-		fi
 		w 1000 $NB/hot_threshold_ms
 		# 0 first: a per-node clock refuses a threshold beyond its range
 		w 0 $NB/hot_threshold_faults

@@ -57,8 +57,7 @@ enum numa_hint_clock_scope {
  * @NUMA_HINT_REJECT_LATENCY: latency at or above the threshold
  * @NUMA_HINT_REJECT_RATELIMIT: hot enough, but over the promotion rate limit
  * @NUMA_HINT_REJECT_FIRST: latency below threshold, but the folio took no
- *	hint fault in the scan pass before (fault-count mode, hot_repeat 1, or 2
- *	with the threshold below its maximum):
+ *	hint fault in the scan pass before (fault-count mode, hot_repeat 1):
  *	one burst of accesses does not make a page hot
  */
 enum numa_hint_decision {

@@ -59,11 +59,9 @@
  * The bit in the stamp carries that across the pass: the fault sets it, a
  * scan that finds the folio accessed keeps it, a scan that finds it still
  * PROT_NONE clears it.  The rule costs every hot page one scan pass of
- * accesses from the lower tier, and pays only when promotion bandwidth is
- * scarce, where a burst promoted takes the place of a hot page.  So
- * hot_repeat 2 (the default) applies it only while the node's threshold is
- * below its maximum: while the automatic threshold is held down by
- * candidates beyond the rate limit, or when a fixed threshold is set.
+ * accesses from the lower tier, and a burst promoted costs one copy each
+ * way; the first cost is the larger one unless a burst takes the place of
+ * a hot page, so the rule is off by default (hot_repeat 0).
  *
  * A folio that moves to another node loses its stamp (it would be a
  * reading of the old node's clock; numa_hint_stamp_migrates()), and a
@@ -125,21 +123,8 @@ static_assert(BITS_PER_LONG - NUMA_HINT_SHIFT_BITS >= NUMA_HINT_CLOCK_BITS);
 
 int numa_hint_clock_scope __read_mostly = NUMA_HINT_CLOCK_NODE;
 
-/**
- * enum numa_hint_repeat - hot_repeat: must a folio also have faulted in the
- *	scan pass before its stamp?
- * @NUMA_HINT_REPEAT_NEVER: no, the first fault under the threshold promotes
- * @NUMA_HINT_REPEAT_ALWAYS: yes
- * @NUMA_HINT_REPEAT_LIMITED: only while the node's threshold is below
- *	NUMA_HINT_MAX_THRESHOLD_FAULTS (promotion bandwidth is scarce)
- */
-enum numa_hint_repeat {
-	NUMA_HINT_REPEAT_NEVER,
-	NUMA_HINT_REPEAT_ALWAYS,
-	NUMA_HINT_REPEAT_LIMITED,
-};
-
-static int numa_hint_repeat __read_mostly = NUMA_HINT_REPEAT_LIMITED;
+/* hot_repeat: promote only folios that also faulted in the previous pass */
+static bool numa_hint_repeat __read_mostly;
 
 /* per-mm clocks (hint_clock "mm"): a slot per hash of the mm */
 #define NUMA_HINT_MM_CLOCK_BITS	8
@@ -520,26 +505,6 @@ static unsigned int numa_hint_to_faults(unsigned int units, unsigned int shift)
 }
 
 /**
- * numa_hint_repeat_wanted() - does hot_repeat apply to a candidate?
- * @th: the threshold of the candidate's node, in hint faults
- *
- * Return: true if the candidate must also have faulted in the scan pass
- * before its stamp: always with hot_repeat 1, never with 0, and with 2
- * while @th is below NUMA_HINT_MAX_THRESHOLD_FAULTS.
- */
-static bool numa_hint_repeat_wanted(unsigned int th)
-{
-	switch (READ_ONCE(numa_hint_repeat)) {
-	case NUMA_HINT_REPEAT_ALWAYS:
-		return true;
-	case NUMA_HINT_REPEAT_LIMITED:
-		return th < NUMA_HINT_MAX_THRESHOLD_FAULTS;
-	default:
-		return false;
-	}
-}
-
-/**
  * numa_hint_fault_decide() - judge a hint fault by its fault-count latency
  * @folio: the faulting lower-tier folio
  * @src_nid: its node
@@ -551,8 +516,7 @@ static bool numa_hint_repeat_wanted(unsigned int th)
  * Restamps @folio.  With the per-node clock the latency counts the node's
  * hint faults since @folio's scan, and a folio under the threshold is also
  * rejected if hot_repeat is set and it took no hint fault in the scan pass
- * before (numa_hint_repeat_wanted()); a candidate counts towards the
- * node's automatic threshold.  With
+ * before; a candidate counts towards the node's automatic threshold.  With
  * the per-mm clock (the RFC's design) the latency counts the faulting
  * process's hint faults, against a fixed threshold.
  *
@@ -599,7 +563,7 @@ enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
 	*latency = numa_hint_to_faults(units, shift);
 	if (units >= max(th >> shift, 1U))
 		return NUMA_HINT_REJECT_LATENCY;
-	if (numa_hint_repeat_wanted(th) && !(last & NUMA_HINT_STAMP_FAULTED))
+	if (READ_ONCE(numa_hint_repeat) && !(last & NUMA_HINT_STAMP_FAULTED))
 		return NUMA_HINT_REJECT_FIRST;
 	atomic_long_add(folio_nr_pages(folio), &pgdat->nbp_fault_nr_cand);
 	return NUMA_HINT_PROMOTE;
@@ -766,11 +730,7 @@ static ssize_t numa_hint_clock_write(struct file *file, const char __user *ubuf,
 
 DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_clock);
 
-static const char * const numa_hint_repeat_names[] = {
-	[NUMA_HINT_REPEAT_NEVER] = "0",
-	[NUMA_HINT_REPEAT_ALWAYS] = "1",
-	[NUMA_HINT_REPEAT_LIMITED] = "2",
-};
+static const char * const numa_hint_repeat_names[] = { "0", "1" };
 
 static int numa_hint_repeat_show(struct seq_file *m, void *v)
 {
@@ -779,8 +739,8 @@ static int numa_hint_repeat_show(struct seq_file *m, void *v)
 }
 
 /*
- * "0", "1" or "2" (enum numa_hint_repeat), with an optional trailing
- * newline; anything else is -EINVAL and leaves hot_repeat alone.
+ * "0" or "1", with an optional trailing newline; anything else is -EINVAL
+ * and leaves hot_repeat alone.
  */
 static ssize_t numa_hint_repeat_write(struct file *file,
 				      const char __user *ubuf, size_t cnt,
@@ -806,8 +766,7 @@ DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_repeat);
  * sysctl's NUMA_BALANCING_TIERING_FAULTS bit.
  * hot_threshold_faults: 0 (default, automatic) or a fixed threshold.
  * hot_repeat: 1 promotes only pages that also took a hint fault in the scan
- * pass before, 0 promotes on the first, 2 (default) asks for the fault in
- * the pass before only while the node's threshold is below its maximum.
+ * pass before, 0 (default) promotes on the first.
  * hint_clock: "node" (default) or "mm" (the RFC's per-process clock, for
  * comparison).
  */

@@ -173,7 +173,7 @@ static void numa_hint_test_decide(struct kunit *test)
 {
 	unsigned int th = READ_ONCE(numa_hint_threshold_faults);
 	int scope = READ_ONCE(numa_hint_clock_scope);
-	int repeat = READ_ONCE(numa_hint_repeat);
+	bool repeat = READ_ONCE(numa_hint_repeat);
 	int mode = READ_ONCE(sysctl_numa_balancing_mode);
 	struct page *page = alloc_page(GFP_KERNEL);
 	unsigned int latency, threshold;
@@ -185,7 +185,7 @@ static void numa_hint_test_decide(struct kunit *test)
 	nid = folio_nid(folio);
 	WRITE_ONCE(numa_hint_clock_scope, NUMA_HINT_CLOCK_NODE);
 	KUNIT_ASSERT_EQ(test, numa_hint_set_threshold(1000), 0);
-	WRITE_ONCE(numa_hint_repeat, NUMA_HINT_REPEAT_ALWAYS);
+	WRITE_ONCE(numa_hint_repeat, true);
 
 	/* the scanner found it still PROT_NONE: stamped, unmarked */
 	numa_hint_stamp_faults(folio, false);
@@ -206,26 +206,11 @@ static void numa_hint_test_decide(struct kunit *test)
 			NUMA_HINT_REJECT_LATENCY);
 	KUNIT_EXPECT_GE(test, latency, 5000U);
 	/* without hot_repeat the first fault under the threshold is enough */
-	WRITE_ONCE(numa_hint_repeat, NUMA_HINT_REPEAT_NEVER);
+	WRITE_ONCE(numa_hint_repeat, false);
 	numa_hint_stamp_faults(folio, false);
 	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_PROMOTE);
-	/* hot_repeat 2: the rule applies below the largest threshold only */
-	WRITE_ONCE(numa_hint_repeat, NUMA_HINT_REPEAT_LIMITED);
-	numa_hint_stamp_faults(folio, false);
-	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
-						     &latency, &threshold),
-			NUMA_HINT_REJECT_FIRST);
-	KUNIT_ASSERT_EQ(test, numa_hint_set_threshold(NUMA_HINT_MAX_THRESHOLD_FAULTS), 0);
-	numa_hint_stamp_faults(folio, false);
-	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
-						     &latency, &threshold),
-			NUMA_HINT_PROMOTE);
-	KUNIT_EXPECT_TRUE(test, numa_hint_repeat_wanted(NUMA_HINT_MAX_THRESHOLD_FAULTS - 1));
-	KUNIT_EXPECT_FALSE(test, numa_hint_repeat_wanted(NUMA_HINT_MAX_THRESHOLD_FAULTS));
-	KUNIT_ASSERT_EQ(test, numa_hint_set_threshold(1000), 0);
-	WRITE_ONCE(numa_hint_repeat, NUMA_HINT_REPEAT_NEVER);
 	/* no stamp (a migration reset it): rejected, then stamped */
 	folio_xchg_last_cpupid(folio, -1);
 	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,

@@ -72,7 +72,7 @@ static const char * const bools[] = {
 	"Y", "N", "y", "n", "1", "0", "on", "off", "true", "false", "o", "e",
 };
 
-static const char * const repeats[] = { "0", "1", "2" };
+static const char * const repeats[] = { "0", "1" };
 
 /* numbers at and past the limits of every integer type, in several bases */
 static const char * const limits[] = {

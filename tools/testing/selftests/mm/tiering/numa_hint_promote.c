@@ -3,10 +3,9 @@
  * NUMA-balancing promotion in memory-tiering mode (numa_balancing=2) with
  * the fault-count hint latency: a set on node2 that a task keeps reading is
  * promoted to node0; a set read once after the scanner marked it is not,
- * neither with hot_repeat 1 (a first fault never promotes), nor with
- * hot_repeat 2 once the threshold is below its maximum, nor, beyond the
- * threshold's worth of pages, with a small fixed threshold; it is with
- * hot_repeat 2 while the threshold is at its maximum; the mode, a
+ * neither with hot_repeat 1 (a first fault never promotes) nor, beyond the
+ * threshold's worth of pages, with a small fixed threshold, and is with
+ * hot_repeat 0 (the default) under the automatic threshold; the mode, a
  * bit of the numa_balancing sysctl, decides which unit the promotion
  * decisions are taken in, as the tiering tracepoint shows; and the knobs
  * reject bad values with EINVAL.
@@ -382,33 +381,12 @@ TEST_F_TIMEOUT(hint, faults_mode_burst_not_promoted, 2 * WAIT_S + 60)
 }
 
 /*
- * hot_repeat 0: under the automatic threshold, which starts at its
- * maximum, every read page is promoted on its first fault.
+ * hot_repeat 0 (the default): under the automatic threshold, which starts
+ * at its maximum, every read page is promoted on its first fault.
  */
 TEST_F_TIMEOUT(hint, faults_mode_burst_promoted_without_repeat, 2 * WAIT_S + 60)
 {
 	burst_run(_metadata, 0, 0, true);
-}
-
-/*
- * hot_repeat 2 (the default) asks for a fault in the pass before only
- * while the node's threshold is below its maximum.  The automatic
- * threshold starts at the maximum and the promotion rate limit (65536
- * MB/s) is far from binding, so the burst is promoted as with 0.
- */
-TEST_F_TIMEOUT(hint, faults_mode_burst_promoted_while_unlimited, 2 * WAIT_S + 60)
-{
-	burst_run(_metadata, 0, 2, true);
-}
-
-/*
- * With a fixed threshold below the maximum hot_repeat 2 applies: the
- * burst's latencies (at most about its size, 2048 faults) are all under
- * the threshold of 4096, and it is refused as first faults.
- */
-TEST_F_TIMEOUT(hint, faults_mode_burst_not_promoted_when_limited, 2 * WAIT_S + 60)
-{
-	burst_run(_metadata, 4096, 2, false);
 }
 
 /*
@@ -498,7 +476,7 @@ TEST_F(hint, knobs_reject_bad_values)
 		"1073741825", "4294967295", "4294967296", "99999999999999999999",
 	};
 	static const char * const bad_repeat[] = {
-		"", "\n", "3", "-1", "yes", "on", "01", "1 ", "1\n\n", "true",
+		"", "\n", "2", "-1", "yes", "on", "01", "1 ", "1\n\n", "true",
 		"auto", "02",
 	};
 	char buf[64];
@@ -540,8 +518,6 @@ TEST_F(hint, knobs_reject_bad_values)
 	}
 	ASSERT_EQ(write_file(REPEAT, "1"), 0);
 	EXPECT_EQ(read_long(REPEAT), 1);
-	ASSERT_EQ(write_file(REPEAT, "2\n"), 0);
-	EXPECT_EQ(read_long(REPEAT), 2);
 }
 
 /*

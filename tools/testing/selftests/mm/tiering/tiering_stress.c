@@ -487,7 +487,7 @@ static void *churner(void *arg)
 			err = write_file(TH_FAULTS, "%u",
 					 rand_r(&r) % 2 ? 0 : rand_r(&r) % 4096);
 			churn_check(c, "hot_threshold_faults", err, !err);
-			err = write_file(NB_DEBUG "/hot_repeat", "%d", rand_r(&r) % 3);
+			err = write_file(NB_DEBUG "/hot_repeat", "%d", rand_r(&r) % 2);
 			churn_check(c, "hot_repeat", err, !err);
 			break;
 		case 2:	/* tiering, with or without normal balancing and faults */
