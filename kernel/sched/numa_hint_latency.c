@@ -123,6 +123,16 @@ static_assert(BITS_PER_LONG - NUMA_HINT_SHIFT_BITS >= NUMA_HINT_CLOCK_BITS);
 
 int numa_hint_clock_scope __read_mostly = NUMA_HINT_CLOCK_NODE;
 
+/*
+ * numa_hint_stamped() - does @last, a folio's _last_cpupid, hold a stamp?
+ * A folio never stamped, or whose stamp a migration reset, holds all ones
+ * (page_cpupid_reset_last(), folio_migrate_flags()).
+ */
+static inline bool numa_hint_stamped(unsigned int last)
+{
+	return last != LAST_CPUPID_MASK;
+}
+
 /* hot_repeat: promote only folios that also faulted in the previous pass */
 static bool numa_hint_repeat __read_mostly;
 
@@ -353,8 +363,7 @@ static void numa_hint_stamp_faults(struct folio *folio, bool faulted)
 	}
 	now = numa_hint_node_clock(folio_pgdat(folio));
 	last = folio_last_cpupid(folio);
-	/* a folio never stamped holds all ones (page_cpupid_reset_last()) */
-	if (last == LAST_CPUPID_MASK)
+	if (!numa_hint_stamped(last))
 		faulted = false;
 	folio_xchg_last_cpupid(folio, now << 1 |
 			       (faulted ? last & NUMA_HINT_STAMP_FAULTED : 0));
@@ -554,8 +563,7 @@ enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
 				   base);
 	last = folio_xchg_last_cpupid(folio, now << 1 | NUMA_HINT_STAMP_FAULTED);
 	*threshold = th;
-	/* no stamp (page_cpupid_reset_last(), a migration): latency unknown */
-	if (last == LAST_CPUPID_MASK) {
+	if (!numa_hint_stamped(last)) {	/* latency unknown */
 		*latency = U32_MAX;
 		return NUMA_HINT_REJECT_LATENCY;
 	}
