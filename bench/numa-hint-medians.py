@@ -8,8 +8,9 @@ Each OUT.LOG is the output of one boot (one run of every configuration it
 names, "bench: === CONFIG ===" lines and "RESULT CONFIG_key=value" lines).
 Runs are grouped by workload (the "bench: WORKLOAD: ..." line) and by the
 scenario's settings that change the regime (rate limit, scan period max).
-Per run, each configuration's promotions and model cost are taken against
-the time configuration of the same run; the table gives, per configuration,
+Per run, each configuration's promotions and model cost per episode are
+taken against the time configuration of the same run (runs of a fixed
+duration, such as twoproc's, do different numbers of episodes); the table gives, per configuration,
 the median over the runs that have it, and the number of runs.
 """
 import re
@@ -53,6 +54,12 @@ def num(r, k):
         return None
 
 
+def per_ep(r):
+    """Modelled cost per episode of the large process."""
+    ep = num(r, "episodes")
+    return num(r, "model_s") / ep if ep else num(r, "model_s")
+
+
 def main(paths):
     groups = {}
     for p in paths:
@@ -81,7 +88,7 @@ def main(paths):
                 pk = "ep_promoted_pages"
                 if num(t, pk):
                     v["x_time"].append(num(r, pk) / num(t, pk))
-                v["cost"].append(num(r, "model_s") / num(t, "model_s"))
+                v["cost"].append(per_ep(r) / per_ep(t))
                 for k, rk in (("dram%", "dram_share_pct"),
                               ("final%", "hot_final_pct"),
                               ("wrong_pu", "wrong_per_useful"),

@@ -22,6 +22,9 @@
 #   faults_fixed the same with the threshold fixed at its maximum (2^30):
 #                no automatic threshold, every first hint fault a candidate
 #                (not in the default CONFIGS)
+#   faults_norefresh  faults_norepeat with hint_refresh 0: the scanner
+#                leaves the stamps of still-PROT_NONE pages alone (not in
+#                the default CONFIGS)
 #   seed_scaled  seed with the threshold scaled to the lab's hint-fault
 #                rate (SCALED_FAULTS, 110000: the seed's ~48 s window)
 # WORKLOAD=uniform (default): one process, TOTAL_MIB in CHUNK_MIB chunks
@@ -29,7 +32,9 @@
 # the same large process, plus a small one started first whose SMALL_MIB
 # hot set is all on node2 and which faults rarely (an episode of
 # SMALL_ITERS writes, then SMALL_PAUSE_MS of sleep); it reports how much of
-# its set ends on node0 (small_hot_final_pct).  WORKLOAD=hotchunk
+# its set ends on node0 (small_hot_final_pct).  Both run for RUN_S (300)
+# seconds, with no episode limit (EPISODES 0), so that the small process's
+# residency is read after the same time in every configuration.  WORKLOAD=hotchunk
 # (bench/scenarios/numa-hint-hotchunk.sh): numa-hint.sh's hot-chunk regime
 # with these configurations: HOT_CHUNKS chunks wholly on node2 are hot and
 # get every episode, and after every SWEEP_EVERY episodes a never-hot chunk
@@ -61,6 +66,10 @@ CHUNK_MIB=${CHUNK_MIB:-8}
 if [ "$WORKLOAD" = hotchunk ]; then
 	ITERS=${ITERS:-16777216}
 	EPISODES=${EPISODES:-800}
+elif [ "$WORKLOAD" = twoproc ]; then
+	ITERS=${ITERS:-6291456}
+	EPISODES=${EPISODES:-0}
+	RUN_S=${RUN_S:-300}
 else
 	ITERS=${ITERS:-6291456}
 	EPISODES=${EPISODES:-960}
@@ -136,6 +145,7 @@ configure()
 	# numa_balancing: 2 (tiering), 6 with NUMA_BALANCING_TIERING_FAULTS
 	NB_VAL=6
 	[ -e $NB/hot_repeat ] && w 1 $NB/hot_repeat
+	[ -e $NB/hint_refresh ] && w 1 $NB/hint_refresh
 	case $1 in
 	time | time_raised | time_raised_[0-9]*)
 		NB_VAL=2
@@ -152,8 +162,12 @@ configure()
 		w mm $NB/hint_clock
 		w "$([ "$1" = seed ] && echo 1000000 || echo "$SCALED_FAULTS")" \
 			$NB/hot_threshold_faults ;;
-	faults | faults_norepeat | faults_fixed)
+	faults | faults_norepeat | faults_fixed | faults_norefresh)
 		[ "$1" != faults ] && { [ -e $NB/hot_repeat ] || return 1; w 0 $NB/hot_repeat; }
+		if [ "$1" = faults_norefresh ]; then
+			[ -e $NB/hint_refresh ] || return 1
+			w 0 $NB/hint_refresh
+		fi
 		w 1000 $NB/hot_threshold_ms
 		# 0 first: a per-node clock refuses a threshold beyond its range
 		w 0 $NB/hot_threshold_faults
@@ -207,7 +221,7 @@ run()
 	echo "bench: === $cfg ==="
 	w 0 /proc/sys/kernel/numa_balancing
 	w 0 /sys/kernel/mm/numa/demotion_enabled
-	configure "$cfg" || { echo "bench: $cfg: not in this kernel (no $NB/hint_clock or hot_repeat), skipped"; return 0; }
+	configure "$cfg" || { echo "bench: $cfg: not in this kernel (no $NB/hint_clock, hot_repeat or hint_refresh), skipped"; return 0; }
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	sleep 2
@@ -239,7 +253,8 @@ run()
 		"clock [$(cat $NB/hint_clock 2>/dev/null || echo node)]" \
 		"hot_threshold_ms $(cat $NB/hot_threshold_ms)" \
 		"hot_threshold_faults $(cat $NB/hot_threshold_faults)" \
-		"hot_repeat $(cat $NB/hot_repeat 2>/dev/null || echo -)"
+		"hot_repeat $(cat $NB/hot_repeat 2>/dev/null || echo -)" \
+		"hint_refresh $(cat $NB/hint_refresh 2>/dev/null || echo -)"
 	if [ -e $TP/enable ]; then
 		echo > /sys/kernel/tracing/trace
 		numactl --cpunodebind=1 --membind=1 -- "$BIN" trace \
@@ -273,6 +288,9 @@ run()
 	result model_s "$(awk -v a="${R[$cfg.access_model_s]}" \
 		-v s="${R[$cfg.small_access_model_s]:-0}" \
 		-v m="${R[$cfg.migrate_model_s]}" 'BEGIN { printf "%.4f\n", a + s + m }')"
+	result model_per_ep_ms "$(awk -v m="${R[$cfg.model_s]}" \
+		-v e="${R[$cfg.episodes]:-0}" \
+		'BEGIN { if (e > 0) printf "%.4f\n", 1000 * m / e; else print "-" }')"
 	result wrong_per_useful "$(awk -v u="${R[$cfg.ep_promoted_undone]}" \
 		-v k="${R[$cfg.ep_promoted_kept]}" \
 		'BEGIN { if (k > 0) printf "%.3f\n", u / k; else print "-" }')"
@@ -326,7 +344,7 @@ w never /sys/kernel/mm/transparent_hugepage/enabled
 echo "mode,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,wrong_promoted,episodes" > "$CSV"
 echo "bench: $WORKLOAD: $TOTAL_MIB MiB in $CHUNK_MIB MiB chunks, a chunk at random" \
 	"$([ "$WORKLOAD" = hotchunk ] && echo "of $HOT_CHUNKS hot ones (a never-hot one swept after every $SWEEP_EVERY)")" \
-	"per episode, $ITERS random writes each, $EPISODES episodes (at most ${RUN_S}s)" \
+	"per episode, $ITERS random writes each, $EPISODES episodes (0: no limit; at most ${RUN_S}s)" \
 	"per configuration; seed $SEED; time_raised: hot_threshold_ms $RAISED_MS"
 for c in $CONFIGS; do
 	run "$c"

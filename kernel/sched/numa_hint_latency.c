@@ -136,6 +136,9 @@ static inline bool numa_hint_stamped(unsigned int last)
 /* hot_repeat: promote only folios that also faulted in the previous pass */
 static bool numa_hint_repeat __read_mostly;
 
+/* hint_refresh: the scanner restamps folios it finds still PROT_NONE */
+static bool numa_hint_refresh __read_mostly = true;
+
 /* per-mm clocks (hint_clock "mm"): a slot per hash of the mm */
 #define NUMA_HINT_MM_CLOCK_BITS	8
 
@@ -401,11 +404,14 @@ void numa_hint_scan_stamp(struct folio *folio)
  * faults, counts from the last pass and not from an older one whose
  * distance may exceed the stamp's range, and loses its mark of a fault in
  * the pass before.  Time mode does nothing: its latency is the time since
- * the folio was made PROT_NONE.
+ * the folio was made PROT_NONE.  Neither does fault-count mode with
+ * hint_refresh 0, whose latency then counts from the pass that made the
+ * folio PROT_NONE, as time mode's does.
  */
 void numa_hint_scan_skipped(struct folio *folio)
 {
-	if (folio && numa_hint_faults_mode() && folio_use_access_time(folio))
+	if (folio && numa_hint_faults_mode() && READ_ONCE(numa_hint_refresh) &&
+	    folio_use_access_time(folio))
 		numa_hint_stamp_faults(folio, false);
 }
 
@@ -738,33 +744,36 @@ static ssize_t numa_hint_clock_write(struct file *file, const char __user *ubuf,
 
 DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_clock);
 
-static const char * const numa_hint_repeat_names[] = { "0", "1" };
+static const char * const numa_hint_bool_names[] = { "0", "1" };
 
-static int numa_hint_repeat_show(struct seq_file *m, void *v)
+/* hot_repeat and hint_refresh: the knob's bool is the file's private data */
+static int numa_hint_bool_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "%d\n", READ_ONCE(numa_hint_repeat));
+	bool *knob = m->private;
+
+	seq_printf(m, "%d\n", READ_ONCE(*knob));
 	return 0;
 }
 
 /*
  * "0" or "1", with an optional trailing newline; anything else is -EINVAL
- * and leaves hot_repeat alone.
+ * and leaves the knob alone.
  */
-static ssize_t numa_hint_repeat_write(struct file *file,
-				      const char __user *ubuf, size_t cnt,
-				      loff_t *ppos)
+static ssize_t numa_hint_bool_write(struct file *file, const char __user *ubuf,
+				    size_t cnt, loff_t *ppos)
 {
+	bool *knob = ((struct seq_file *)file->private_data)->private;
 	int val;
 
-	val = numa_hint_match_write(ubuf, cnt, numa_hint_repeat_names,
-				    ARRAY_SIZE(numa_hint_repeat_names), 4);
+	val = numa_hint_match_write(ubuf, cnt, numa_hint_bool_names,
+				    ARRAY_SIZE(numa_hint_bool_names), 4);
 	if (val < 0)
 		return val;
-	WRITE_ONCE(numa_hint_repeat, val);
+	WRITE_ONCE(*knob, val);
 	return cnt;
 }
 
-DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_repeat);
+DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_bool);
 
 /**
  * numa_hint_debugfs_init() - create the fault-count knobs
@@ -777,17 +786,21 @@ DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_repeat);
  * pass before, 0 (default) promotes on the first.
  * hint_clock: "node" (default) or "mm" (the RFC's per-process clock, for
  * comparison).
+ * hint_refresh: 1 (default) restamps the folios the scanner finds still
+ * PROT_NONE, 0 leaves their stamps alone (for comparison).
  */
 void numa_hint_debugfs_init(struct dentry *dir)
 {
-	debugfs_create_file("hot_repeat", 0644, dir, NULL,
-			    &numa_hint_repeat_fops);
+	debugfs_create_file("hot_repeat", 0644, dir, &numa_hint_repeat,
+			    &numa_hint_bool_fops);
 	debugfs_create_file("hint_latency_mode", 0644, dir, NULL,
 			    &numa_hint_mode_fops);
 	debugfs_create_file("hot_threshold_faults", 0644, dir, NULL,
 			    &numa_hint_threshold_fops);
 	debugfs_create_file("hint_clock", 0644, dir, NULL,
 			    &numa_hint_clock_fops);
+	debugfs_create_file("hint_refresh", 0644, dir, &numa_hint_refresh,
+			    &numa_hint_bool_fops);
 }
 
 #ifdef CONFIG_NUMA_HINT_LATENCY_KUNIT_TEST

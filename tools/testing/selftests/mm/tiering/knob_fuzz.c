@@ -4,7 +4,7 @@
  * action and the kdamond's state), the DAMON self-tuning files (a filter's
  * allow, a quota goal's nid, the quotas' goal_tuner, the intervals goal's
  * access_bp), and the NUMA hint-latency debugfs knobs hint_latency_mode,
- * hot_threshold_faults and hot_repeat.
+ * hot_threshold_faults, hot_repeat and hint_refresh.
  *
  * Every write is random: bytes of random length (0, 1, short, the page
  * size and past it), NUL bytes and non-ASCII, leading and trailing white
@@ -43,6 +43,7 @@
 #define MODE		NB_DEBUG "/hint_latency_mode"
 #define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
 #define REPEAT		NB_DEBUG "/hot_repeat"
+#define REFRESH		NB_DEBUG "/hint_refresh"
 #define MAX_IN		(3 * 4096)
 #define LOG_MAX		20	/* mismatches logged in full per test */
 
@@ -779,7 +780,7 @@ static int damon_setup(int nr_schemes)
 
 FIXTURE(knobs) {
 	char mode[16];
-	long th, repeat;
+	long th, repeat, refresh;
 };
 
 FIXTURE_SETUP(knobs)
@@ -787,6 +788,7 @@ FIXTURE_SETUP(knobs)
 	read_nodes();
 	self->th = read_long(TH_FAULTS);
 	self->repeat = read_long(REPEAT);
+	self->refresh = read_long(REFRESH);
 	if (read_file(MODE, self->mode, sizeof(self->mode)) < 0)
 		self->mode[0] = '\0';
 	if (!access(DAMON_ADMIN, F_OK))
@@ -802,6 +804,8 @@ FIXTURE_TEARDOWN(knobs)
 		write_file(TH_FAULTS, "%ld", self->th);
 	if (self->repeat >= 0)
 		write_file(REPEAT, "%ld", self->repeat);
+	if (self->refresh >= 0)
+		write_file(REFRESH, "%ld", self->refresh);
 }
 
 TEST_F_TIMEOUT(knobs, target_nid, 1800)
@@ -889,6 +893,15 @@ TEST_F_TIMEOUT(knobs, hot_repeat, 1800)
 		SKIP(return, "no %s: kernel without the fault-count hint latency",
 		     REPEAT);
 	EXPECT_EQ(fuzz(_metadata, REPEAT, K_REPEAT, budget(5)), 0);
+}
+
+/* hint_refresh takes what hot_repeat takes: "0" or "1" */
+TEST_F_TIMEOUT(knobs, hint_refresh, 1800)
+{
+	if (self->refresh < 0)
+		SKIP(return, "no %s: kernel without the fault-count hint latency",
+		     REFRESH);
+	EXPECT_EQ(fuzz(_metadata, REFRESH, K_REPEAT, budget(5)), 0);
 }
 
 TEST_F_TIMEOUT(knobs, hot_threshold_faults, 1800)

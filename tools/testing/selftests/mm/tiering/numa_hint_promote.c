@@ -33,6 +33,7 @@
 #define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
 #define CLOCK		NB_DEBUG "/hint_clock"
 #define REPEAT		NB_DEBUG "/hot_repeat"
+#define REFRESH		NB_DEBUG "/hint_refresh"
 /* numa_balancing bits: NUMA_BALANCING_MEMORY_TIERING, _TIERING_FAULTS */
 #define NB_TIERING	2
 #define NB_FAULTS	4
@@ -42,6 +43,7 @@
 
 FIXTURE(hint) {
 	long saved_nb, saved_delay, saved_min, saved_th, saved_repeat;
+	long saved_refresh;
 	char saved_mode[16];
 	char saved_clock[16];
 };
@@ -60,6 +62,7 @@ FIXTURE_SETUP(hint)
 		     SLOW_NODE, FAST_NODE);
 	self->saved_th = read_long(TH_FAULTS);
 	self->saved_repeat = read_long(REPEAT);
+	self->saved_refresh = read_long(REFRESH);
 	if (read_file(CLOCK, self->saved_clock, sizeof(self->saved_clock)) < 0)
 		self->saved_clock[0] = '\0';
 	self->saved_delay = read_long(NB_DEBUG "/scan_delay_ms");
@@ -68,6 +71,8 @@ FIXTURE_SETUP(hint)
 	ASSERT_EQ(write_file(NB_DEBUG "/scan_delay_ms", "100"), 0);
 	ASSERT_EQ(write_file(NB_DEBUG "/scan_period_min_ms", "100"), 0);
 	ASSERT_EQ(write_file(NB, "2"), 0);
+	if (self->saved_refresh >= 0)
+		ASSERT_EQ(write_file(REFRESH, "1"), 0);
 }
 
 FIXTURE_TEARDOWN(hint)
@@ -84,6 +89,8 @@ FIXTURE_TEARDOWN(hint)
 		write_file(TH_FAULTS, "%ld", self->saved_th);
 	if (self->saved_repeat >= 0)
 		write_file(REPEAT, "%ld", self->saved_repeat);
+	if (self->saved_refresh >= 0)
+		write_file(REFRESH, "%ld", self->saved_refresh);
 	if (self->saved_delay >= 0)
 		write_file(NB_DEBUG "/scan_delay_ms", "%ld", self->saved_delay);
 	if (self->saved_min >= 0)
@@ -434,6 +441,27 @@ TEST_F_TIMEOUT(hint, faults_mode_refreshes_skipped_stamps, 3 * WAIT_S + 60)
 }
 
 /*
+ * hint_refresh 0: the same run, but the scanner leaves the stamps of the
+ * still-PROT_NONE set alone, so every page's latency counts from the pass
+ * before the other set's 8192 faults, beyond the threshold of 64 and
+ * within the stamp's range: the set is rejected on latency, not promoted.
+ */
+TEST_F_TIMEOUT(hint, faults_mode_without_refresh_keeps_stamps, 3 * WAIT_S + 60)
+{
+	const long pages = 4096, others = 8192, th = 64;
+	struct promo_stat d;
+	struct job j;
+
+	if (self->saved_refresh < 0)
+		SKIP(return, "no %s", REFRESH);
+	ASSERT_EQ(write_file(REFRESH, "0"), 0);
+	ASSERT_EQ(faults_mode_run(th, 0, pages, true, others, &j, &d), 0);
+	ASSERT_EQ(j.err, 0);
+	EXPECT_LT(j.on_fast, th / 2);
+	EXPECT_GE(d.reject_latency, pages - pages / 8);
+}
+
+/*
  * The mode knob decides: the same sweep is decided in "time" mode, then in
  * "faults" mode with a fixed threshold, and the tracepoint shows each
  * decision in the mode set at the time and, in faults mode, the threshold.
@@ -475,12 +503,14 @@ TEST_F(hint, knobs_reject_bad_values)
 		/* beyond 2^30, then beyond unsigned int */
 		"1073741825", "4294967295", "4294967296", "99999999999999999999",
 	};
-	static const char * const bad_repeat[] = {
+	/* hot_repeat and hint_refresh take "0" or "1" */
+	static const char * const bool_knobs[] = { REPEAT, REFRESH };
+	static const char * const bad_bool[] = {
 		"", "\n", "2", "-1", "yes", "on", "01", "1 ", "1\n\n", "true",
 		"auto", "02",
 	};
 	char buf[64];
-	size_t i;
+	size_t i, j;
 
 	ASSERT_EQ(write_file(MODE, "faults\n"), 0);
 	ASSERT_GT(read_file(MODE, buf, sizeof(buf)), 0);
@@ -509,15 +539,19 @@ TEST_F(hint, knobs_reject_bad_values)
 	EXPECT_EQ(write_file(TH_FAULTS, "0"), 0);
 	EXPECT_EQ(read_long(TH_FAULTS), 0);
 
-	ASSERT_EQ(write_file(REPEAT, "0\n"), 0);
-	EXPECT_EQ(read_long(REPEAT), 0);
-	for (i = 0; i < ARRAY_SIZE(bad_repeat); i++) {
-		EXPECT_EQ(write_file(REPEAT, "%s", bad_repeat[i]), -EINVAL)
-			TH_LOG("hot_repeat \"%s\" accepted", bad_repeat[i]);
-		EXPECT_EQ(read_long(REPEAT), 0);
+	for (i = 0; i < ARRAY_SIZE(bool_knobs); i++) {
+		const char *k = bool_knobs[i];
+
+		ASSERT_EQ(write_file(k, "0\n"), 0);
+		EXPECT_EQ(read_long(k), 0);
+		for (j = 0; j < ARRAY_SIZE(bad_bool); j++) {
+			EXPECT_EQ(write_file(k, "%s", bad_bool[j]), -EINVAL)
+				TH_LOG("%s \"%s\" accepted", k, bad_bool[j]);
+			EXPECT_EQ(read_long(k), 0);
+		}
+		ASSERT_EQ(write_file(k, "1"), 0);
+		EXPECT_EQ(read_long(k), 1);
 	}
-	ASSERT_EQ(write_file(REPEAT, "1"), 0);
-	EXPECT_EQ(read_long(REPEAT), 1);
 }
 
 /*
