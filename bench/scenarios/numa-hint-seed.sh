@@ -23,7 +23,9 @@
 #                no automatic threshold, every first hint fault a candidate
 #                (not in the default CONFIGS)
 #   faults_norefresh  faults_norepeat with hint_refresh 0: the scanner
-#                leaves the stamps of still-PROT_NONE pages alone (not in
+#                leaves the stamps of still-PROT_NONE pages alone (the
+#                kernel's default; the other faults configurations set
+#                hint_refresh 1, as all did before it had a knob; not in
 #                the default CONFIGS)
 #   seed_scaled  seed with the threshold scaled to the lab's hint-fault
 #                rate (SCALED_FAULTS, 110000: the seed's ~48 s window)

@@ -137,7 +137,7 @@ static inline bool numa_hint_stamped(unsigned int last)
 static bool numa_hint_repeat __read_mostly;
 
 /* hint_refresh: the scanner restamps folios it finds still PROT_NONE */
-static bool numa_hint_refresh __read_mostly = true;
+static bool numa_hint_refresh __read_mostly;
 
 /* per-mm clocks (hint_clock "mm"): a slot per hash of the mm */
 #define NUMA_HINT_MM_CLOCK_BITS	8
@@ -399,14 +399,14 @@ void numa_hint_scan_stamp(struct folio *folio)
  * numa_hint_scan_skipped() - refresh the stamp of a still-PROT_NONE folio
  * @folio: the folio of a PTE or PMD the scanner found PROT_NONE, or NULL
  *
- * In fault-count mode a folio that was not accessed since the previous scan
- * pass gets the current clock value, so that its latency, when it finally
- * faults, counts from the last pass and not from an older one whose
- * distance may exceed the stamp's range, and loses its mark of a fault in
- * the pass before.  Time mode does nothing: its latency is the time since
- * the folio was made PROT_NONE.  Neither does fault-count mode with
- * hint_refresh 0, whose latency then counts from the pass that made the
- * folio PROT_NONE, as time mode's does.
+ * With hint_refresh 1, in fault-count mode, a folio that was not accessed
+ * since the previous scan pass gets the current clock value, so that its
+ * latency, when it finally faults, counts from the last pass and not from
+ * an older one whose distance may exceed the stamp's range, and loses its
+ * mark of a fault in the pass before.  With hint_refresh 0 (the default)
+ * and in time mode it does nothing: a latency counts from the pass that
+ * made the folio PROT_NONE, so a folio idle for several passes reads as
+ * idle for all of them.
  */
 void numa_hint_scan_skipped(struct folio *folio)
 {
@@ -786,8 +786,8 @@ DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_bool);
  * pass before, 0 (default) promotes on the first.
  * hint_clock: "node" (default) or "mm" (the RFC's per-process clock, for
  * comparison).
- * hint_refresh: 1 (default) restamps the folios the scanner finds still
- * PROT_NONE, 0 leaves their stamps alone (for comparison).
+ * hint_refresh: 0 (default) leaves the stamps of the folios the scanner
+ * finds still PROT_NONE alone, 1 restamps them (the RFC's design).
  */
 void numa_hint_debugfs_init(struct dentry *dir)
 {
