@@ -16,7 +16,7 @@
 #                of 2^16 faults, fixed threshold 1,000,000, refresh on
 #                (hint_clock=mm); skipped on a kernel without it
 #   faults       the series: a clock per lower-tier node, automatic
-#                threshold (hint_clock=node), hot_repeat 1
+#                threshold (hint_clock=node), hot_repeat 1, hint_refresh 1
 #   faults_norepeat  the same with hot_repeat 0 (the kernel's default):
 #                promotion on the first hint fault under the threshold
 #   faults_fixed the same with the threshold fixed at its maximum (2^30):
