@@ -81,6 +81,7 @@ enum numa_hint_decision {
 
 #ifdef CONFIG_NUMA_BALANCING
 extern int numa_hint_clock_scope;
+extern bool numa_hint_refresh;
 
 /*
  * numa_hint_faults_mode() - is the hint latency counted in faults: does
@@ -89,6 +90,14 @@ extern int numa_hint_clock_scope;
 #define numa_hint_faults_mode()						\
 	(!!(READ_ONCE(sysctl_numa_balancing_mode) &			\
 	    NUMA_BALANCING_TIERING_FAULTS))
+
+/*
+ * numa_hint_scan_refreshes() - does the scanner restamp the folios it finds
+ * still PROT_NONE (fault-count mode with hint_refresh 1)?  Tested before
+ * the folio lookup, so that the scanner pays nothing otherwise.
+ */
+#define numa_hint_scan_refreshes()					\
+	(numa_hint_faults_mode() && READ_ONCE(numa_hint_refresh))
 
 void __numa_hint_mm_fault(struct mm_struct *mm);
 
@@ -133,6 +142,11 @@ bool numa_hint_stamp_migrates(int src_nid, int dst_nid);
  * every MMU kernel; without NUMA balancing nothing is ever stamped.
  */
 static inline bool numa_hint_faults_mode(void)
+{
+	return false;
+}
+
+static inline bool numa_hint_scan_refreshes(void)
 {
 	return false;
 }

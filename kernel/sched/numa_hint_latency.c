@@ -137,7 +137,7 @@ static inline bool numa_hint_stamped(unsigned int last)
 static bool numa_hint_repeat __read_mostly;
 
 /* hint_refresh: the scanner restamps folios it finds still PROT_NONE */
-static bool numa_hint_refresh __read_mostly;
+bool numa_hint_refresh __read_mostly;
 
 /* per-mm clocks (hint_clock "mm"): a slot per hash of the mm */
 #define NUMA_HINT_MM_CLOCK_BITS	8
