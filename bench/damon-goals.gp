@@ -4,11 +4,11 @@
 #
 #   gnuplot -c bench/damon-goals.gp CSV PNG [MODE [GOAL_PCT]]
 #
-# MODE: goals (default), goals_sized or goals_node; GOAL_PCT: the mode's
+# MODE: goals (default) or another goals mode; GOAL_PCT: the mode's
 # node0 used goal in percent (its RESULT MODE_goal_used_bp / 100; 99.7).
 #
-# CSV columns: mode,t_s,node0_used_bp,hot_goal_cur,hot_esz,hot_sample_us,
-# hot_aggr_us,cold_goal_cur,cold_esz,cold_sample_us,cold_aggr_us
+# CSV columns: mode,t_s,node0_used_bp,hot_goal_cur,hot_esz_per_s,
+# hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz_per_s,cold_sample_us,cold_aggr_us
 if (ARGC < 2) {
 	print "usage: gnuplot -c damon-goals.gp CSV PNG [MODE [GOAL_PCT]]"
 	exit status 2
@@ -33,7 +33,7 @@ plot csv using 2:(@is_goals ? $3 / 100.0 : NaN) with lines lw 2 title "node0 use
 	goal with lines dt 2 lc rgb "gray" title sprintf("goal %.2f%%", goal), \
 	goal - 0.5 with lines dt 3 lc rgb "gray" title "goal - 0.5 pp"
 
-set ylabel "effective quota (MiB per 1 s)"
+set ylabel "effective quota (MiB/s)"
 set yrange [0:*]
 set key top right
 plot csv using 2:(@is_goals ? $5 / 1048576.0 : NaN) with lines lw 2 title "migrate_hot (node2 -> node0)", \

@@ -35,6 +35,11 @@
 #          goal, none once it is there) instead of the feedback loop
 #   goals_temporal
 #          goals_node, with migrate_cold's quota tuned by "temporal" too
+#   goals_band
+#          goals_temporal, with the quota's charge window (and the apply
+#          interval) shortened, at the same 200 MiB/s, until one window
+#          moves no more than the gap between the two goals: see
+#          damon_goals_on()
 # DAMON tiered is the seed's (HMSDK's) layout: one kdamond per node, paddr,
 #   kdamond 0 monitors node0 and runs migrate_cold to node2 on regions with
 #     no access for COLD_AGE_MS,
@@ -87,6 +92,7 @@ UINT_MAX=4294967295
 COUNTERS=(damon_migrate_hot damon_migrate_cold damon_migrate_fail
 	pgdemote_kswapd pgdemote_direct oom_kill)
 declare -A V0 R
+declare -a kdamond_cs_of
 TMP=$(mktemp -d)
 cold_pid=
 hot_pid=
@@ -182,9 +188,10 @@ kdamond()
 # kdamond_goals IDX NID ACTION TARGET_NID NR_MIN METRIC TARGET_VALUE ALLOW TUNER:
 # kdamond IDX monitors node NID with the default intervals, auto-tuned
 # toward 4% of the possible accesses seen in 3 aggregations (sampling 5 ms
-# to 10 s), and runs ACTION to TARGET_NID once a second on regions with at
+# to 10 s), and runs ACTION to TARGET_NID once a window on regions with at
 # least NR_MIN accesses (and at most NR_MIN if it is 0), any age, within a
-# 200 MiB/s quota tuned by TUNER (consist: the feedback loop, temporal)
+# 200 MiB/s quota (goal_window_b per goal_window_ms: 200 MiB per second but
+# in goals_band) tuned by TUNER (consist: the feedback loop, temporal)
 # toward METRIC of node FAST at TARGET_VALUE, on the young pages (ALLOW=Y:
 # an allow filter) or on the others (N: reject).
 kdamond_goals()
@@ -213,7 +220,7 @@ kdamond_goals()
 	w 1 "$ctx/schemes/nr_schemes"
 	w "$3" "$s/action"
 	w "$4" "$s/target_nid"
-	w 1000000 "$s/apply_interval_us"
+	w $goal_apply_us "$s/apply_interval_us"
 	w 0 "$s/access_pattern/sz/min"
 	w $ULONG_MAX "$s/access_pattern/sz/max"
 	[ "$5" = 0 ] && nr_max=0
@@ -221,8 +228,8 @@ kdamond_goals()
 	w "$5" "$s/access_pattern/nr_accesses/min"
 	w 0 "$s/access_pattern/age/min"
 	w $UINT_MAX "$s/access_pattern/age/max"
-	w 1000 "$s/quotas/reset_interval_ms"
-	w $GOAL_QUOTA_B "$s/quotas/bytes"
+	w $goal_window_ms "$s/quotas/reset_interval_ms"
+	w $goal_window_b "$s/quotas/bytes"
 	# a kernel without the file has only the feedback loop
 	[ "$9" = consist ] && [ ! -e "$s/quotas/goal_tuner" ] || w "$9" "$s/quotas/goal_tuner"
 	w 1 "$s/quotas/goals/nr_goals"
@@ -258,6 +265,7 @@ sample_goals()
 		for k in 1 0; do
 			read -r cur < $ADMIN/kdamonds/$k/contexts/0/schemes/0/quotas/goals/0/current_value
 			read -r sz < $ADMIN/kdamonds/$k/contexts/0/schemes/0/quotas/effective_bytes
+			sz=$((sz * 1000 / goal_window_ms))	# per second
 			read -r sample < $ADMIN/kdamonds/$k/contexts/0/monitoring_attrs/intervals/sample_us
 			read -r aggr < $ADMIN/kdamonds/$k/contexts/0/monitoring_attrs/intervals/aggr_us
 			line+=",$cur,$sz,$sample,$aggr"
@@ -277,9 +285,15 @@ sample_goals()
 # No age, no intervals for this machine: those the tuning finds.
 # goals_sized and goals_node move both goals by node0's reserve (see
 # node_reserve_bp); goals_node also tunes migrate_hot with "temporal".
+# goals_band keeps the recipe's rate but shortens its 1 s charge window
+# until one window moves at most the gap between the goals (0.2% of node0,
+# the used memory between 99.5% and 99.7%): a scheme reads its goal only
+# when a window starts, so each window can carry node0 past its goal by
+# what it moves.  With the recipe's 200 MiB on hundreds of GiB of DRAM a
+# window is already below that gap, and the rule changes nothing there.
 damon_goals_on()
 {
-	local i wm reserve hot_tuner=consist cold_tuner=consist
+	local i wm reserve hot_tuner=consist cold_tuner=consist gap_b managed
 
 	# node0's watermarks, summed over its zones, in bp of its memory: a
 	# migration allocates without reclaim, so it fails below "low"
@@ -290,7 +304,19 @@ damon_goals_on()
 			mn, lo, hi, mn * 100 / m, lo * 100 / m, hi * 100 / m, m }' /proc/zoneinfo)
 	reserve=$(node_reserve_bp $FAST)
 	goal_used=$GOAL_USED_BP goal_free=$GOAL_FREE_BP
+	goal_window_ms=1000 goal_window_b=$GOAL_QUOTA_B goal_apply_us=1000000
 	case $mode in
+	goals_band)
+		managed=$(awk -v n=$FAST '$1 == "Node" { on = ($2 == n ",") }
+			on && $1 == "managed" { m += $2 } END { print m }' /proc/zoneinfo)
+		gap_b=$(((GOAL_FREE_BP + GOAL_USED_BP - 10000) * managed / 10000 * $(getconf PAGESIZE)))
+		if [ "$gap_b" -lt $GOAL_QUOTA_B ]; then
+			goal_window_ms=$((gap_b * 1000 / GOAL_QUOTA_B))
+			[ $goal_window_ms -ge 1 ] || goal_window_ms=1
+			goal_window_b=$((GOAL_QUOTA_B / 1000 * goal_window_ms))
+			goal_apply_us=$((goal_window_ms * 1000))
+		fi
+		;&
 	goals_temporal) cold_tuner=temporal ;&
 	goals_node) hot_tuner=temporal ;&
 	goals_sized) goal_used=$((GOAL_USED_BP - reserve)) goal_free=$((GOAL_FREE_BP + reserve)) ;;
@@ -298,7 +324,8 @@ damon_goals_on()
 	echo "bench: $mode: node$FAST watermarks $wm managed pages;" \
 		"reserve (high watermark + lowmem reserve, per zone) $reserve bp;" \
 		"goals: used $goal_used bp, free $goal_free bp;" \
-		"tuners: migrate_hot $hot_tuner, migrate_cold $cold_tuner"
+		"tuners: migrate_hot $hot_tuner, migrate_cold $cold_tuner;" \
+		"quota $goal_window_b bytes per $goal_window_ms ms, applied every $goal_apply_us us"
 
 	w 2 $ADMIN/kdamonds/nr_kdamonds
 	kdamond_goals 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $goal_free N $cold_tuner
@@ -377,7 +404,8 @@ damon_on()
 }
 
 # damon_off: stop both kdamonds; their CPU time (utime + stime) and the
-# time DAMON ran, in centiseconds, in $kdamond_cs and $damon_cs.
+# time DAMON ran, in centiseconds, in $kdamond_cs and $damon_cs; each
+# kdamond's CPU time in kdamond_cs_of[IDX].
 damon_off()
 {
 	local i pid stat hz
@@ -389,7 +417,8 @@ damon_off()
 		[ "$pid" -gt 0 ] || die "kdamond $i is not running"
 		read -r stat < /proc/$pid/stat
 		read -ra stat <<< "${stat##*) }"	# fields 3..: comm may hold spaces
-		kdamond_cs=$((kdamond_cs + (stat[11] + stat[12]) * 100 / hz))
+		kdamond_cs_of[$i]=$(((stat[11] + stat[12]) * 100 / hz))
+		kdamond_cs=$((kdamond_cs + kdamond_cs_of[i]))
 	done
 	uptime_cs
 	damon_cs=$((REPLY - damon_start))
@@ -490,6 +519,8 @@ run()
 	if [ "$mode" != none ]; then
 		damon_off
 		result kdamond_cpu_s "$(cs2s $kdamond_cs)"
+		result kdamond_node0_cpu_s "$(cs2s ${kdamond_cs_of[0]})"
+		result kdamond_node2_cpu_s "$(cs2s ${kdamond_cs_of[1]})"
 		result damon_s "$(cs2s $damon_cs)"
 		result kdamond_cpu_pct $((kdamond_cs * 100 / damon_cs))
 		[ "${mode#goals}" != "$mode" ] && goals_summary
@@ -577,7 +608,7 @@ echo 0 > /proc/sys/kernel/numa_balancing
 echo 0 > /sys/kernel/mm/numa/demotion_enabled
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
 echo "mode,t_s,damon,node0,node1,node2,other,node0_pct" > "$CSV"
-echo "mode,t_s,node0_used_bp,hot_goal_cur,hot_esz,hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz,cold_sample_us,cold_aggr_us" > "$GOALS_CSV"
+echo "mode,t_s,node0_used_bp,hot_goal_cur,hot_esz_per_s,hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz_per_s,cold_sample_us,cold_aggr_us" > "$GOALS_CSV"
 echo "bench: hot set $HOT_MIB MiB; node$FAST left with $HOT_FAST_MIB MiB free;" \
 	"runs ${RUN_NONE_S}s (none), ${RUN_S}s (early, lazy); lazy: DAMON on at ${LAZY_S}s"
 echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}us;" \
@@ -585,7 +616,8 @@ echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}u
 
 for m in $MODES; do
 	case $m in
-	none | early | lazy | goals | goals_sized | goals_node | goals_temporal) run $m ;;
+	none | early | lazy | goals | goals_sized | goals_node | goals_temporal | \
+	goals_band) run $m ;;
 	*) die "unknown mode $m" ;;
 	esac
 done
