@@ -8,7 +8,9 @@
 # node0 used goal in percent (its RESULT MODE_goal_used_bp / 100; 99.7).
 #
 # CSV columns: mode,t_s,node0_used_bp,hot_goal_cur,hot_esz_per_s,
-# hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz_per_s,cold_sample_us,cold_aggr_us
+# hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz_per_s,cold_sample_us,cold_aggr_us,
+# node0_pcp_pages (free pages in node0's per-cpu lists, not in MemFree),
+# damon_migrate_hot,damon_migrate_cold (/proc/vmstat, since boot)
 if (ARGC < 2) {
 	print "usage: gnuplot -c damon-goals.gp CSV PNG [MODE [GOAL_PCT]]"
 	exit status 2

@@ -40,6 +40,9 @@
 #          interval) shortened, at the same 200 MiB/s, until one window
 #          moves no more than the gap between the two goals: see
 #          damon_goals_on()
+#   goals_step
+#          goals_temporal applied as often as goals_band, its 1 s window
+#          kept: see damon_goals_on()
 # DAMON tiered is the seed's (HMSDK's) layout: one kdamond per node, paddr,
 #   kdamond 0 monitors node0 and runs migrate_cold to node2 on regions with
 #     no access for COLD_AGE_MS,
@@ -270,6 +273,11 @@ sample_goals()
 			read -r aggr < $ADMIN/kdamonds/$k/contexts/0/monitoring_attrs/intervals/aggr_us
 			line+=",$cur,$sz,$sample,$aggr"
 		done
+		# free pages held in node0's per-cpu lists: MemFree leaves them out
+		line+=",$(awk -v n=$FAST '$1 == "Node" { on = ($2 == n ",") }
+			on && $1 == "count:" { c += $2 } END { print c + 0 }' /proc/zoneinfo)"
+		line+=",$(awk '$1 == "damon_migrate_hot" { h = $2 }
+			$1 == "damon_migrate_cold" { c = $2 } END { print h "," c }' /proc/vmstat)"
 		echo "$line" >> "$GOALS_CSV"
 		sleep 2
 	done
@@ -291,9 +299,14 @@ sample_goals()
 # when a window starts, so each window can carry node0 past its goal by
 # what it moves.  With the recipe's 200 MiB on hundreds of GiB of DRAM a
 # window is already below that gap, and the rule changes nothing there.
+# goals_step keeps the recipe's 1 s window and applies the schemes as
+# often as goals_band does: a kernel whose temporal tuner measures node
+# memory goals again after each action ends the window when the goal is
+# met, so an application moves at most about the gap, and the short apply
+# interval keeps the recipe's rate.
 damon_goals_on()
 {
-	local i wm reserve hot_tuner=consist cold_tuner=consist gap_b managed
+	local i wm reserve hot_tuner=consist cold_tuner=consist gap_b gap_ms managed
 
 	# node0's watermarks, summed over its zones, in bp of its memory: a
 	# migration allocates without reclaim, so it fails below "low"
@@ -305,17 +318,21 @@ damon_goals_on()
 	reserve=$(node_reserve_bp $FAST)
 	goal_used=$GOAL_USED_BP goal_free=$GOAL_FREE_BP
 	goal_window_ms=1000 goal_window_b=$GOAL_QUOTA_B goal_apply_us=1000000
+	# the time the recipe's rate takes to move the gap between the goals
+	managed=$(awk -v n=$FAST '$1 == "Node" { on = ($2 == n ",") }
+		on && $1 == "managed" { m += $2 } END { print m }' /proc/zoneinfo)
+	gap_b=$(((GOAL_FREE_BP + GOAL_USED_BP - 10000) * managed / 10000 * $(getconf PAGESIZE)))
+	gap_ms=$((gap_b * 1000 / GOAL_QUOTA_B))
+	[ $gap_ms -ge 1 ] || gap_ms=1
+	[ $gap_ms -le 1000 ] || gap_ms=1000
 	case $mode in
 	goals_band)
-		managed=$(awk -v n=$FAST '$1 == "Node" { on = ($2 == n ",") }
-			on && $1 == "managed" { m += $2 } END { print m }' /proc/zoneinfo)
-		gap_b=$(((GOAL_FREE_BP + GOAL_USED_BP - 10000) * managed / 10000 * $(getconf PAGESIZE)))
-		if [ "$gap_b" -lt $GOAL_QUOTA_B ]; then
-			goal_window_ms=$((gap_b * 1000 / GOAL_QUOTA_B))
-			[ $goal_window_ms -ge 1 ] || goal_window_ms=1
-			goal_window_b=$((GOAL_QUOTA_B / 1000 * goal_window_ms))
-			goal_apply_us=$((goal_window_ms * 1000))
-		fi
+		goal_window_ms=$gap_ms
+		goal_window_b=$((GOAL_QUOTA_B / 1000 * goal_window_ms))
+		goal_apply_us=$((goal_window_ms * 1000))
+		;&
+	goals_step)
+		[ $mode = goals_step ] && goal_apply_us=$((gap_ms * 1000))
 		;&
 	goals_temporal) cold_tuner=temporal ;&
 	goals_node) hot_tuner=temporal ;&
@@ -608,7 +625,7 @@ echo 0 > /proc/sys/kernel/numa_balancing
 echo 0 > /sys/kernel/mm/numa/demotion_enabled
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
 echo "mode,t_s,damon,node0,node1,node2,other,node0_pct" > "$CSV"
-echo "mode,t_s,node0_used_bp,hot_goal_cur,hot_esz_per_s,hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz_per_s,cold_sample_us,cold_aggr_us" > "$GOALS_CSV"
+echo "mode,t_s,node0_used_bp,hot_goal_cur,hot_esz_per_s,hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz_per_s,cold_sample_us,cold_aggr_us,node0_pcp_pages,damon_migrate_hot,damon_migrate_cold" > "$GOALS_CSV"
 echo "bench: hot set $HOT_MIB MiB; node$FAST left with $HOT_FAST_MIB MiB free;" \
 	"runs ${RUN_NONE_S}s (none), ${RUN_S}s (early, lazy); lazy: DAMON on at ${LAZY_S}s"
 echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}us;" \
@@ -617,7 +634,7 @@ echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}u
 for m in $MODES; do
 	case $m in
 	none | early | lazy | goals | goals_sized | goals_node | goals_temporal | \
-	goals_band) run $m ;;
+	goals_band | goals_step) run $m ;;
 	*) die "unknown mode $m" ;;
 	esac
 done

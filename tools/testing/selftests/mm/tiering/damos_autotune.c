@@ -8,8 +8,9 @@
  * only the pages that were accessed, a node_mem_used_bp goal raises the
  * effective quota while node0 is under it and lowers it when above, the
  * temporal goal tuner gives the whole quota while a goal is missed and none
- * once it is met, and the tuned intervals stay within their limits and are
- * read back with update_tuned_intervals.
+ * once it is met, and stops at a node memory goal within a charge window,
+ * and the tuned intervals stay within their limits and are read back with
+ * update_tuned_intervals.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -397,6 +398,23 @@ TEST_F_TIMEOUT(autotune, node_mem_used_goal_tunes_quota, 200)
 }
 
 /*
+ * A 200 MiB quota per RESET_MS charge window, applied every 100 ms, tuned by
+ * the temporal tuner toward a node_mem_used_bp goal on node0 (its target
+ * left to the caller).
+ */
+static int temporal_used_goal(unsigned long reset_ms)
+{
+	int err;
+
+	err = write_file(SCHEME "/quotas/bytes", "%lu", 200UL << 20);
+	err = err ? err : write_file(SCHEME "/quotas/reset_interval_ms", "%lu", reset_ms);
+	err = err ? err : write_file(SCHEME "/apply_interval_us", "100000");
+	err = err ? err : write_file(TUNER, "temporal");
+	err = err ? err : write_file(QGOAL "/target_metric", "node_mem_used_bp");
+	return err ? err : write_file(QGOAL "/nid", "%d", FAST_NODE);
+}
+
+/*
  * The temporal tuner on a node_mem_used_bp goal of node0: a goal node0 does
  * not meet gives the scheme its whole size quota from the first charge
  * window on, and a goal it meets gives it none: the scheme tries nothing.
@@ -407,12 +425,7 @@ TEST_F_TIMEOUT(autotune, temporal_tuner_all_or_nothing, 120)
 
 	used = node_used_bp(FAST_NODE);
 	ASSERT_GT(used, 0);
-	ASSERT_EQ(write_file(SCHEME "/quotas/bytes", "%lu", 200UL << 20), 0);
-	ASSERT_EQ(write_file(SCHEME "/quotas/reset_interval_ms", "100"), 0);
-	ASSERT_EQ(write_file(SCHEME "/apply_interval_us", "100000"), 0);
-	ASSERT_EQ(write_file(TUNER, "temporal"), 0);
-	ASSERT_EQ(write_file(QGOAL "/target_metric", "node_mem_used_bp"), 0);
-	ASSERT_EQ(write_file(QGOAL "/nid", "%d", FAST_NODE), 0);
+	ASSERT_EQ(temporal_used_goal(100), 0);
 	ASSERT_EQ(write_file(QGOAL "/target_value", "10000"), 0);
 	ASSERT_EQ(write_file(KD "/state", "on"), 0);
 	for (int s = 0; s < 20 && esz <= 0; s++) {
@@ -441,6 +454,71 @@ TEST_F_TIMEOUT(autotune, temporal_tuner_all_or_nothing, 120)
 	sleep(2);
 	EXPECT_EQ(scheme_esz(), 200L << 20);
 	EXPECT_GT(scheme_sz_tried(), tried);
+}
+
+/*
+ * The temporal tuner stops at a node memory goal within a charge window: a
+ * migrate_hot scheme on node2 with a 200 MiB quota per second and a
+ * node_mem_used_bp goal 8 MiB above node0's use, as DAMON measures it,
+ * promotes about those 8 MiB of a 64 MiB set a thread keeps writing, not
+ * the whole set the window's quota allows.
+ */
+TEST_F_TIMEOUT(autotune, temporal_tuner_stops_at_node_goal, 120)
+{
+	const unsigned long set = 64UL << 20, room = 8UL << 20;
+	long counts[MAX_NODES], before, moved, cur = -1, total_kb, room_bp;
+	char *buf;
+
+	buf = alloc_on_node(set, SLOW_NODE);
+	ASSERT_NE(buf, NULL);	/* the test runs in a child: exit unmaps it */
+	fill_pattern(buf, set, 5);
+	count_pages_per_node(buf, set, counts);
+	ASSERT_EQ(counts[SLOW_NODE], (long)(set / 4096));
+	/* the hottest memory of node2: the first the quota goes to */
+	ASSERT_EQ(toucher_start(&self->t, buf, set), 0);
+	self->touching = true;
+
+	total_kb = node_mem_total_kb(FAST_NODE);
+	ASSERT_GT(total_kb, 0);
+	room_bp = room / 1024 * 10000 / total_kb;
+	ASSERT_EQ(write_file(SCHEME "/action", "migrate_hot"), 0);
+	ASSERT_EQ(write_file(SCHEME "/target_nid", "%d", FAST_NODE), 0);
+	ASSERT_EQ(write_file(SCHEME "/filters/nr_filters", "0"), 0);
+	ASSERT_EQ(temporal_used_goal(1000), 0);
+	/* met from the start: DAMON measures node0 and moves nothing */
+	ASSERT_EQ(write_file(QGOAL "/target_value", "1"), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	for (int s = 0; s < 20 && cur <= 0; s++) {
+		sleep(1);
+		ASSERT_EQ(scheme_esz(), 0);
+		cur = read_long(QGOAL "/current_value");
+	}
+	ASSERT_GT(cur, 0);
+	ASSERT_LT(cur + room_bp, 10000);
+
+	ASSERT_EQ(vm_stat_refresh(), 0);
+	before = vmstat("/proc/vmstat", "damon_migrate_hot");
+	ASSERT_GE(before, 0);
+	ASSERT_EQ(write_file(QGOAL "/target_value", "%ld", cur + room_bp), 0);
+	ASSERT_EQ(write_file(KD "/state", "commit_schemes_quota_goals"), 0);
+	for (int s = 0; s < 30; s++) {
+		sleep(1);
+		if (scheme_esz() >= 0 &&
+		    read_long(QGOAL "/current_value") >= cur + room_bp)
+			break;
+	}
+	sleep(3);
+	ASSERT_EQ(vm_stat_refresh(), 0);
+	moved = vmstat("/proc/vmstat", "damon_migrate_hot") - before;
+	count_pages_per_node(buf, set, counts);
+	TH_LOG("goal %ld bp (node0 at %ld bp): promoted %ld pages, %ld of the set's %lu",
+	       cur + room_bp, cur, moved, counts[FAST_NODE], set / 4096);
+	/* the goal's 8 MiB (2048 pages), not the set's 64 */
+	EXPECT_GE(moved, (long)(room / 4096 / 2));
+	EXPECT_LE(moved, (long)(2 * room / 4096));
+	toucher_stop(&self->t);
+	self->touching = false;
+	munmap(buf, set);
 }
 
 /*
