@@ -43,6 +43,10 @@
 #   goals_step
 #          goals_temporal applied as often as goals_band, its 1 s window
 #          kept: see damon_goals_on()
+#   goals_step_floor20
+#          goals_step with the intervals goal's min_sample_us at 20 ms, the
+#          hand-tuned modes' sampling interval, instead of the recipe's
+#          5 ms: not a recipe, a measurement of what the floor costs
 # DAMON tiered is the seed's (HMSDK's) layout: one kdamond per node, paddr,
 #   kdamond 0 monitors node0 and runs migrate_cold to node2 on regions with
 #     no access for COLD_AGE_MS,
@@ -207,11 +211,11 @@ kdamond_goals()
 	[ -n "$ranges" ] || die "no memory blocks for node$2"
 	w 1 "$kd/contexts/nr_contexts"
 	w paddr "$ctx/operations"
-	w 5000 "$iv/sample_us"
-	w 100000 "$iv/aggr_us"
+	w $goal_min_sample_us "$iv/sample_us"
+	w $((goal_min_sample_us * 20)) "$iv/aggr_us"
 	w 400 "$iv/intervals_goal/access_bp"
 	w 3 "$iv/intervals_goal/aggrs"
-	w 5000 "$iv/intervals_goal/min_sample_us"
+	w $goal_min_sample_us "$iv/intervals_goal/min_sample_us"
 	w 10000000 "$iv/intervals_goal/max_sample_us"
 	w 1 "$ctx/targets/nr_targets"
 	w "$(echo "$ranges" | wc -l)" "$ctx/targets/0/regions/nr_regions"
@@ -318,6 +322,7 @@ damon_goals_on()
 	reserve=$(node_reserve_bp $FAST)
 	goal_used=$GOAL_USED_BP goal_free=$GOAL_FREE_BP
 	goal_window_ms=1000 goal_window_b=$GOAL_QUOTA_B goal_apply_us=1000000
+	goal_min_sample_us=5000
 	# the time the recipe's rate takes to move the gap between the goals
 	managed=$(awk -v n=$FAST '$1 == "Node" { on = ($2 == n ",") }
 		on && $1 == "managed" { m += $2 } END { print m }' /proc/zoneinfo)
@@ -331,8 +336,11 @@ damon_goals_on()
 		goal_window_b=$((GOAL_QUOTA_B / 1000 * goal_window_ms))
 		goal_apply_us=$((goal_window_ms * 1000))
 		;&
+	goals_step_floor20)
+		goal_min_sample_us=20000
+		;&
 	goals_step)
-		[ $mode = goals_step ] && goal_apply_us=$((gap_ms * 1000))
+		[ $mode = goals_band ] || goal_apply_us=$((gap_ms * 1000))
 		;&
 	goals_temporal) cold_tuner=temporal ;&
 	goals_node) hot_tuner=temporal ;&
@@ -342,7 +350,8 @@ damon_goals_on()
 		"reserve (high watermark + lowmem reserve, per zone) $reserve bp;" \
 		"goals: used $goal_used bp, free $goal_free bp;" \
 		"tuners: migrate_hot $hot_tuner, migrate_cold $cold_tuner;" \
-		"quota $goal_window_b bytes per $goal_window_ms ms, applied every $goal_apply_us us"
+		"quota $goal_window_b bytes per $goal_window_ms ms, applied every $goal_apply_us us;" \
+		"sampling $goal_min_sample_us us or more"
 
 	w 2 $ADMIN/kdamonds/nr_kdamonds
 	kdamond_goals 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $goal_free N $cold_tuner
@@ -634,7 +643,7 @@ echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}u
 for m in $MODES; do
 	case $m in
 	none | early | lazy | goals | goals_sized | goals_node | goals_temporal | \
-	goals_band | goals_step) run $m ;;
+	goals_band | goals_step | goals_step_floor20) run $m ;;
 	*) die "unknown mode $m" ;;
 	esac
 done
