@@ -299,9 +299,9 @@ sample_goals()
 # node_reserve_bp); goals_node also tunes migrate_hot with "temporal".
 # goals_band keeps the recipe's rate but shortens its 1 s charge window
 # until one window moves at most the gap between the goals (0.2% of node0,
-# the used memory between 99.5% and 99.7%): a scheme reads its goal only
-# when a window starts, so each window can carry node0 past its goal by
-# what it moves.  With the recipe's 200 MiB on hundreds of GiB of DRAM a
+# the used memory between 99.5% and 99.7%): without patch 0019 a scheme
+# reads its goal only when a window starts, so each window can carry
+# node0 past its goal by what it moves.  With the recipe's 200 MiB on hundreds of GiB of DRAM a
 # window is already below that gap, and the rule changes nothing there.
 # goals_step keeps the recipe's 1 s window and applies the schemes as
 # often as goals_band does: a kernel whose temporal tuner measures node
