@@ -92,6 +92,9 @@ COLD_AGE_MS=${COLD_AGE_MS:-4000} COLD_APPLY_US=${COLD_APPLY_US:-1000000}
 GOAL_USED_BP=${GOAL_USED_BP:-9970} GOAL_FREE_BP=${GOAL_FREE_BP:-50} GOAL_QUOTA_B=$((200 << 20))
 goal_used=$GOAL_USED_BP goal_free=$GOAL_FREE_BP
 GOALS_CSV=$OUTDIR/damon-goals.csv
+TRACE=/sys/kernel/tracing TRACE_S=${TRACE_S:-2}
+AGGR_EVENT=$TRACE/events/damon/damon_aggregated
+probe_pid=
 sampler_pid=
 ADMIN=/sys/kernel/mm/damon/admin
 ULONG_MAX=18446744073709551615
@@ -367,6 +370,48 @@ damon_goals_on()
 	sampler_pid=$!
 }
 
+# access_probe: 20 s before the workload ends, what each kdamond saw over
+# TRACE_S seconds of aggregations (longer, up to 15 s, to take in two of
+# the longest aggregation interval), from the damon_aggregated tracepoint:
+# the accesses it saw as a share of the possible ones (the measure the
+# intervals goal's access_bp tunes toward, in bp) and its regions per
+# aggregation, as "IDX BP REGIONS" lines in $TMP/access.$mode
+access_probe()
+{
+	local i pid s a secs=$TRACE_S
+
+	sleep $((RUN_S - 20))
+	for i in 0 1; do
+		echo update_tuned_intervals > $ADMIN/kdamonds/$i/state 2>/dev/null
+		read -r pid < $ADMIN/kdamonds/$i/pid
+		read -r s < $ADMIN/kdamonds/$i/contexts/0/monitoring_attrs/intervals/sample_us
+		read -r a < $ADMIN/kdamonds/$i/contexts/0/monitoring_attrs/intervals/aggr_us
+		echo "$pid $i $((a / s))"
+		[ $(((2 * a + 999999) / 1000000)) -le $secs ] ||
+			secs=$(((2 * a + 999999) / 1000000))
+	done > "$TMP/kd.$mode"
+	[ $secs -le 15 ] || secs=15
+	echo > $TRACE/trace
+	echo 1 > $AGGR_EVENT/enable
+	sleep $secs
+	echo 0 > $AGGR_EVENT/enable
+	awk 'NR == FNR { idx[$1] = $2; samples[$1] = $3; next }
+		!/damon_aggregated:/ { next }
+		{
+			pid = $1; sub(/.*-/, "", pid)
+			if (!(pid in idx)) next
+			for (f = 1; f < NF; f++) if ($f ~ /^[0-9]+-[0-9]+:$/) break
+			split($f, r, /[-:]/)
+			seen[pid] += (r[2] - r[1]) * $(f + 1)
+			all[pid] += (r[2] - r[1]) * samples[pid]
+			for (g = 1; g < f; g++) if ($g ~ /^nr_regions=/) {
+				sub(/^nr_regions=/, "", $g); nreg[pid] = $g
+			}
+		}
+		END { for (p in all) printf "%d %d %d\n", idx[p], seen[p] * 10000 / all[p], nreg[p] }' \
+		"$TMP/kd.$mode" $TRACE/trace > "$TMP/access.$mode"
+}
+
 # node_reserve_bp NID: the free memory node NID keeps from allocations that
 # may not reclaim, in bp of its managed pages: per zone, its high watermark
 # plus its largest lowmem reserve, at most the zone's managed pages (a
@@ -477,6 +522,7 @@ cleanup()
 	[ -n "$hot_pid" ] && kill "$hot_pid" 2>/dev/null
 	[ -n "$cold_pid" ] && kill "$cold_pid" 2>/dev/null
 	[ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
+	[ -n "$probe_pid" ] && kill "$probe_pid" 2>/dev/null
 	for i in 0 1; do
 		[ -e $ADMIN/kdamonds/$i/state ] &&
 			echo off > $ADMIN/kdamonds/$i/state 2>/dev/null
@@ -489,7 +535,8 @@ trap cleanup EXIT
 # run MODE: one mode, from an emptied node0 to RESULT lines
 run()
 {
-	local run_s=$RUN_S damon=0 cold_mib cold_out k line i
+	local run_s=$RUN_S damon=0 cold_mib cold_out k line i bp nreg
+	local -a kd_node=($FAST $SLOW)	# the node each kdamond monitors
 	declare -A VM
 
 	mode=$1
@@ -530,6 +577,10 @@ run()
 		"$BIN" hot "$HOT_MIB" "$run_s" "$CSV" "$mode" $damon \
 		> >(tee "$TMP/hot.$mode") &
 	hot_pid=$!
+	if [ "$mode" != none ] && [ -e $AGGR_EVENT/enable ]; then
+		access_probe &
+		probe_pid=$!
+	fi
 	if [ "$mode" = lazy ]; then
 		sleep "$LAZY_S"
 		damon_on
@@ -537,6 +588,14 @@ run()
 	fi
 	wait $hot_pid || die "$mode: the workload failed"
 	hot_pid=
+	if [ -n "$probe_pid" ]; then
+		wait $probe_pid
+		probe_pid=
+		while read -r i bp nreg; do
+			result "kdamond_node${kd_node[i]}_access_bp" "$bp"
+			result "kdamond_node${kd_node[i]}_regions" "$nreg"
+		done < "$TMP/access.$mode"
+	fi
 	for ((i = 0; i < 50; i++)); do	# tee's last lines
 		grep -q "^RESULT ${mode}_demoted_pages=" "$TMP/hot.$mode" && break
 		sleep 0.1
@@ -633,6 +692,9 @@ done
 echo 0 > /proc/sys/kernel/numa_balancing
 echo 0 > /sys/kernel/mm/numa/demotion_enabled
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
+# the trace buffer the access probe fills, allocated now rather than during
+# a mode, where it would count as node memory in use
+[ -e $AGGR_EVENT/enable ] && echo 4096 > $TRACE/buffer_size_kb
 echo "mode,t_s,damon,node0,node1,node2,other,node0_pct" > "$CSV"
 echo "mode,t_s,node0_used_bp,hot_goal_cur,hot_esz_per_s,hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz_per_s,cold_sample_us,cold_aggr_us,node0_pcp_pages,damon_migrate_hot,damon_migrate_cold" > "$GOALS_CSV"
 echo "bench: hot set $HOT_MIB MiB; node$FAST left with $HOT_FAST_MIB MiB free;" \
