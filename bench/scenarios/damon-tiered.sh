@@ -100,6 +100,7 @@ ADMIN=/sys/kernel/mm/damon/admin
 ULONG_MAX=18446744073709551615
 UINT_MAX=4294967295
 COUNTERS=(damon_migrate_hot damon_migrate_cold damon_migrate_fail
+	damon_migrate_fail_node0 damon_migrate_fail_node2
 	pgdemote_kswapd pgdemote_direct oom_kill)
 declare -A V0 R
 declare -a kdamond_cs_of
@@ -121,13 +122,21 @@ w()
 
 vmstat_snap()
 {
-	local k v vmstat
+	local k v n vmstat
 
 	echo 1 > /proc/sys/vm/stat_refresh
 	read -r -d '' vmstat < /proc/vmstat
 	while read -r k v; do
 		VM[$k]=$v
 	done <<< "$vmstat"
+	# failed migrations are counted on the node the pages were on:
+	# node2's are migrate_hot's, node0's migrate_cold's
+	for n in $FAST $SLOW; do
+		read -r -d '' vmstat < /sys/devices/system/node/node$n/vmstat
+		while read -r k v; do
+			[ "$k" = damon_migrate_fail ] && VM[${k}_node$n]=$v
+		done <<< "$vmstat"
+	done
 }
 
 # uptime_cs: /proc/uptime in centiseconds, in $REPLY.
