@@ -387,7 +387,7 @@ damon_goals_on()
 # aggregation, as "IDX BP REGIONS" lines in $TMP/access.$mode
 access_probe()
 {
-	local i pid s a secs=$TRACE_S
+	local i pid s a d secs=$TRACE_S
 
 	sleep $((RUN_S - 20))
 	for i in 0 1; do
@@ -396,8 +396,8 @@ access_probe()
 		read -r s < $ADMIN/kdamonds/$i/contexts/0/monitoring_attrs/intervals/sample_us
 		read -r a < $ADMIN/kdamonds/$i/contexts/0/monitoring_attrs/intervals/aggr_us
 		echo "$pid $i $((a / s))"
-		[ $(((2 * a + 999999) / 1000000)) -le $secs ] ||
-			secs=$(((2 * a + 999999) / 1000000))
+		d=$(((2 * a + 999999) / 1000000))	# two aggregations, in s
+		[ $d -le $secs ] || secs=$d
 	done > "$TMP/kd.$mode"
 	[ $secs -le 15 ] || secs=15
 	echo > $TRACE/trace
