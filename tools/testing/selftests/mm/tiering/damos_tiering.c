@@ -260,6 +260,11 @@ TEST_F_TIMEOUT(tiering, migrate_hot_counted, WAIT_S + 60)
 
 #define FILL_CHUNK	(16UL << 20)
 #define MAX_CHUNKS	256
+/*
+ * A region is migrated in batches of 512 base pages, and the folio that
+ * completes a batch may bring up to a PMD's worth less one page more.
+ */
+#define BATCH_MAX_PAGES	(512 + 511)
 
 /*
  * Fill a node with this process's memory: fault chunks on node1 and
@@ -290,7 +295,7 @@ TEST_F_TIMEOUT(tiering, migrate_cold_target_full, WAIT_S + 120)
 		.action = "migrate_cold", .target_nid = SLOW_NODE,
 		.max_nr_accesses = 0, .min_age = 10,
 	};
-	long counts[MAX_NODES], oom0, delta_fail;
+	long counts[MAX_NODES], oom0, delta_fail, largest;
 	char *chunks[MAX_CHUNKS];
 	struct snap a, b;
 	int nr_chunks, intact = 0;
@@ -303,6 +308,8 @@ TEST_F_TIMEOUT(tiering, migrate_cold_target_full, WAIT_S + 120)
 	oom0 = vmstat("/proc/vmstat", "oom_kill");
 	nr_chunks = fill_node(SLOW_NODE, chunks);
 	ASSERT_GT(nr_chunks, 1);
+	ASSERT_EQ(trace_clear(), 0);
+	ASSERT_EQ(write_file(TRACE "/events/tiering/tiering_migrate/enable", "1"), 0);
 
 	snap(&a);
 	ASSERT_EQ(damon_start(&cold, 1), 0);
@@ -315,6 +322,8 @@ TEST_F_TIMEOUT(tiering, migrate_cold_target_full, WAIT_S + 120)
 	}
 	damon_stop();
 	snap(&b);
+	write_file(TRACE "/events/tiering/tiering_migrate/enable", "0");
+	largest = trace_largest(FAST_NODE, SLOW_NODE, "reason=damon_cold");
 	count_pages_per_node(self->buf, SET_SIZE, counts);
 	delta_fail = b.fail - a.fail;
 	for (int i = 0; i < nr_chunks; i++)
@@ -324,8 +333,12 @@ TEST_F_TIMEOUT(tiering, migrate_cold_target_full, WAIT_S + 120)
 	TH_LOG("damon_migrate_cold +%ld, damon_migrate_fail +%ld (node0 +%ld)",
 	       b.cold - a.cold, delta_fail,
 	       b.node_fail[FAST_NODE] - a.node_fail[FAST_NODE]);
+	TH_LOG("largest migration batch: %ld pages", largest);
 	/* failures counted, on the node the pages stayed on */
 	EXPECT_GT(delta_fail, 0);
+	/* tried in batches, not a region's worth of pages at once */
+	EXPECT_GT(largest, 0);
+	EXPECT_LE(largest, BATCH_MAX_PAGES);
 	EXPECT_EQ(b.node_fail[FAST_NODE] - a.node_fail[FAST_NODE], delta_fail);
 	/*
 	 * How much of the set stays depends on how fast kswapd frees node2's

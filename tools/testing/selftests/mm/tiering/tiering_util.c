@@ -456,6 +456,39 @@ int trace_clear(void)
 	return 0;
 }
 
+/*
+ * Scan the trace buffer for tiering:tiering_migrate events from @src to @dst
+ * carrying @reason: the sum of their nr_moved, their number in *@events and
+ * the largest nr_moved + nr_failed in *@largest.  -1 if it cannot be read.
+ */
+static long trace_scan(int src, int dst, const char *reason, long *events,
+		       long *largest)
+{
+	char line[512], want[96];
+	long sum = 0, moved, failed;
+	FILE *f = fopen("/sys/kernel/tracing/trace", "r");
+
+	*events = 0;
+	*largest = 0;
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "src_nid=%d dst_nid=%d ", src, dst);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, want);
+
+		if (!p || !strstr(p, reason) ||
+		    sscanf(p + strlen(want), "nr_moved=%ld nr_failed=%ld",
+			   &moved, &failed) != 2)
+			continue;
+		sum += moved;
+		(*events)++;
+		if (moved + failed > *largest)
+			*largest = moved + failed;
+	}
+	fclose(f);
+	return sum;
+}
+
 /**
  * trace_moved() - sum the pages of tiering:tiering_migrate events
  * @src: source node of the events to count
@@ -468,25 +501,27 @@ int trace_clear(void)
  */
 long trace_moved(int src, int dst, const char *reason, long *events)
 {
-	char line[512], want[96];
-	long sum = 0, moved;
-	FILE *f = fopen("/sys/kernel/tracing/trace", "r");
+	long largest;
 
-	*events = 0;
-	if (!f)
+	return trace_scan(src, dst, reason, events, &largest);
+}
+
+/**
+ * trace_largest() - the largest tiering:tiering_migrate event in the trace
+ * @src: source node of the events to look at
+ * @dst: destination node of the events to look at
+ * @reason: "reason=..." text the events must carry
+ *
+ * Return: the largest nr_moved + nr_failed of the matching events in the
+ * trace buffer (0 if none), or -1 if it cannot be read.
+ */
+long trace_largest(int src, int dst, const char *reason)
+{
+	long events, largest;
+
+	if (trace_scan(src, dst, reason, &events, &largest) < 0)
 		return -1;
-	snprintf(want, sizeof(want), "src_nid=%d dst_nid=%d ", src, dst);
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, want);
-
-		if (!p || !strstr(p, reason) ||
-		    sscanf(p + strlen(want), "nr_moved=%ld", &moved) != 1)
-			continue;
-		sum += moved;
-		(*events)++;
-	}
-	fclose(f);
-	return sum;
+	return largest;
 }
 
 /**

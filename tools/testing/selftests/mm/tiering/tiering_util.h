@@ -71,6 +71,7 @@ void toucher_stop(struct toucher *t);
 int vm_stat_refresh(void);
 int trace_clear(void);
 long trace_moved(int src, int dst, const char *reason, long *events);
+long trace_largest(int src, int dst, const char *reason);
 
 int damon_start(const struct damos_cfg *schemes, int nr_schemes);
 int damon_stop(void);
