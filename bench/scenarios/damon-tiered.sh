@@ -502,14 +502,19 @@ damon_off()
 	done
 	uptime_cs
 	damon_cs=$((REPLY - damon_start))
-	if [ -n "$sampler_pid" ]; then
-		kill "$sampler_pid" 2>/dev/null
-		wait "$sampler_pid" 2>/dev/null
-		sampler_pid=
-	fi
+	stop_sample_goals
 	for i in 0 1; do
 		w off $ADMIN/kdamonds/$i/state
 	done
+}
+
+# stop_sample_goals: stop sample_goals, if it runs
+stop_sample_goals()
+{
+	[ -n "$sampler_pid" ] || return
+	kill "$sampler_pid" 2>/dev/null
+	wait "$sampler_pid" 2>/dev/null
+	sampler_pid=
 }
 
 node0_free_mib()
@@ -597,6 +602,8 @@ run()
 	fi
 	wait $hot_pid || die "$mode: the workload failed"
 	hot_pid=
+	# node0's use once the workload has freed its memory is not the goals'
+	stop_sample_goals
 	if [ -n "$probe_pid" ]; then
 		wait $probe_pid
 		probe_pid=
