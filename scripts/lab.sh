@@ -13,6 +13,10 @@
 # -H: hot-pluggable DIMMs on node2 and on a memoryless node3 (lab-hotplug.sh).
 # The checkout is also shared on its own (read-only), so that it stays at
 # its path in the guest even where the guest mounts a tmpfs (/tmp, /run, /mnt).
+# One lab at a time on the machine: a second lab.sh waits for the first
+# guest to end (lock file LAB_LOCK, default /tmp/tiering-lab.lock, held by
+# QEMU itself), since two TCG guests share the host's CPUs and would skew
+# every timing either one measures.  LAB_LOCK= (empty) runs next to others.
 # Exit: CMD's exit code; 124 on host-side timeout; 125 if the guest died.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +34,7 @@ while getopts "k:t:a:d:iH" o; do
 	d) LABDIR=$OPTARG ;;
 	i) INTERACTIVE=1 ;;
 	H) HOTPLUG=1 ;;	# hot-pluggable DIMMs on node2 and node3: scripts/lab-hotplug.sh
-	*) sed -n '3,16p' "$0"; exit 2 ;;
+	*) sed -n '3,20p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -70,6 +74,13 @@ QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
 # shellcheck source=scripts/lab-hotplug.sh
 [ $HOTPLUG = 1 ] && . "$REPO/scripts/lab-hotplug.sh"
 
+if [ -n "${LAB_LOCK-/tmp/tiering-lab.lock}" ]; then
+	exec 9> "${LAB_LOCK-/tmp/tiering-lab.lock}"
+	if ! flock -n 9; then
+		echo "lab: another lab guest is running; waiting for it to end" >&2
+		flock 9
+	fi
+fi
 if [ $INTERACTIVE = 1 ]; then
 	"${QEMU[@]}"
 	exit 0
@@ -77,6 +88,7 @@ fi
 echo "lab: booting $(basename "$KERNEL") (log: $LABDIR/console.log, timeout ${TIMEOUT}s)" >&2
 timeout --foreground -k 10 "$TIMEOUT" "${QEMU[@]}" < /dev/null > "$LABDIR/console.log" 2>&1 &
 qpid=$!
+exec 9>&- # the guest holds the lock, not the console follower below
 # follow the console while the guest runs (LAB_QUIET=1 to keep quiet)
 if [ "${LAB_QUIET:-0}" != 1 ]; then
 	tail -n +1 -F --pid=$qpid "$LABDIR/console.log" 2>/dev/null &
