@@ -87,6 +87,7 @@ RUN_S=${RUN_S:-240}
 LAZY_S=${LAZY_S:-20}
 FAST=0 SLOW=2
 SAMPLE_US=${SAMPLE_US:-20000} AGGR_US=${AGGR_US:-400000} UPDATE_US=${UPDATE_US:-2000000}
+WMARK_BOOST_FACTOR=${WMARK_BOOST_FACTOR:-}
 COLD_AGE_MS=${COLD_AGE_MS:-4000} COLD_APPLY_US=${COLD_APPLY_US:-1000000}
 # goals modes: mainline's recipe, default intervals for the tuning to start from
 GOAL_USED_BP=${GOAL_USED_BP:-9970} GOAL_FREE_BP=${GOAL_FREE_BP:-50} GOAL_QUOTA_B=$((200 << 20))
@@ -708,6 +709,10 @@ done
 echo 0 > /proc/sys/kernel/numa_balancing
 echo 0 > /sys/kernel/mm/numa/demotion_enabled
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
+# WMARK_BOOST_FACTOR: vm.watermark_boost_factor for the boot (default: the
+# kernel's); 0 keeps kswapd from reclaiming for fragmentation events on a
+# node0 that the goals modes hold near its watermarks (bench/README)
+[ -n "$WMARK_BOOST_FACTOR" ] && w "$WMARK_BOOST_FACTOR" /proc/sys/vm/watermark_boost_factor
 # the trace buffer the access probe fills, allocated now rather than during
 # a mode, where it would count as node memory in use
 [ -e $AGGR_EVENT/enable ] && echo 4096 > $TRACE/buffer_size_kb
@@ -716,7 +721,8 @@ echo "mode,t_s,node0_used_bp,hot_goal_cur,hot_esz_per_s,hot_sample_us,hot_aggr_u
 echo "bench: hot set $HOT_MIB MiB; node$FAST left with $HOT_FAST_MIB MiB free;" \
 	"runs ${RUN_NONE_S}s (none), ${RUN_S}s (early, lazy); lazy: DAMON on at ${LAZY_S}s"
 echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}us;" \
-	"cold: no access for ${COLD_AGE_MS}ms; hot: any access"
+	"cold: no access for ${COLD_AGE_MS}ms; hot: any access;" \
+	"vm.watermark_boost_factor $(cat /proc/sys/vm/watermark_boost_factor)"
 
 for m in $MODES; do
 	case $m in
