@@ -15,7 +15,7 @@
 # its path in the guest even where the guest mounts a tmpfs (/tmp, /run, /mnt).
 # One lab at a time on the machine: a second lab.sh waits for the first
 # guest to end (lock file LAB_LOCK, default /tmp/tiering-lab.lock, held by
-# QEMU itself), since two TCG guests share the host's CPUs and would skew
+# the guest's QEMU), since two TCG guests share the host's CPUs and would skew
 # every timing either one measures.  LAB_LOCK= (empty) runs next to others.
 # Exit: CMD's exit code; 124 on host-side timeout; 125 if the guest died.
 set -uo pipefail
@@ -74,8 +74,9 @@ QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
 # shellcheck source=scripts/lab-hotplug.sh
 [ $HOTPLUG = 1 ] && . "$REPO/scripts/lab-hotplug.sh"
 
-if [ -n "${LAB_LOCK-/tmp/tiering-lab.lock}" ]; then
-	exec 9> "${LAB_LOCK-/tmp/tiering-lab.lock}"
+LAB_LOCK=${LAB_LOCK-/tmp/tiering-lab.lock}
+if [ -n "$LAB_LOCK" ]; then
+	exec 9> "$LAB_LOCK"
 	if ! flock -n 9; then
 		echo "lab: another lab guest is running; waiting for it to end" >&2
 		flock 9
