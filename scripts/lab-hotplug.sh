@@ -11,7 +11,7 @@
 # configs/debug.config); their blocks come up offline, and the tests
 # (tools/testing/selftests/mm/tiering/hotplug.c) online them movable and
 # offline them again.  node3 gets the same HMAT figures as node2.
-QEMU+=(-m 5G,slots=2,maxmem=6G
+QEMU+=(-m ${MEM_MIB}M,slots=2,maxmem=$((MEM_MIB + 1024))M
 	-numa node,nodeid=3,initiator=0
 	-numa dist,src=0,dst=3,val=30 -numa dist,src=1,dst=3,val=30
 	-numa dist,src=2,dst=3,val=30)

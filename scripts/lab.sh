@@ -17,6 +17,8 @@
 # guest to end (lock file LAB_LOCK, default /tmp/tiering-lab.lock, held by
 # the guest's QEMU), since two TCG guests share the host's CPUs and would skew
 # every timing either one measures.  LAB_LOCK= (empty) runs next to others.
+# LAB_NODE0_MIB (default 1024) sizes node0, for experiments on how a result
+# scales with the fast node; the rest of the machine stays as above.
 # Exit: CMD's exit code; 124 on host-side timeout; 125 if the guest died.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +28,7 @@ APPEND=""
 LABDIR=""
 INTERACTIVE=0
 HOTPLUG=0
+NODE0_MIB=${LAB_NODE0_MIB:-1024}
 while getopts "k:t:a:d:iH" o; do
 	case $o in
 	k) KERNEL=$OPTARG ;;
@@ -38,6 +41,9 @@ while getopts "k:t:a:d:iH" o; do
 	esac
 done
 shift $((OPTIND - 1))
+[[ $NODE0_MIB =~ ^[1-9][0-9]*$ ]] && [ "$NODE0_MIB" -ge 512 ] ||
+	{ echo "lab: LAB_NODE0_MIB must be a number of MiB, 512 or more" >&2; exit 2; }
+MEM_MIB=$((NODE0_MIB + 1024 + 3072))
 [ -f "$KERNEL" ] || { echo "lab: no kernel at $KERNEL (make kernel)" >&2; exit 2; }
 [ -n "$LABDIR" ] || LABDIR=$(mktemp -d /tmp/lab.XXXXXX)
 mkdir -p "$LABDIR"
@@ -54,8 +60,8 @@ for i in 0 1; do
 	done
 done
 QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
-	-smp 2,sockets=2,cores=1,threads=1 -m 5G
-	-object memory-backend-ram,size=1G,id=m0
+	-smp 2,sockets=2,cores=1,threads=1 -m ${MEM_MIB}M
+	-object memory-backend-ram,size=${NODE0_MIB}M,id=m0
 	-object memory-backend-ram,size=1G,id=m1
 	-object memory-backend-ram,size=3G,id=m2
 	-numa node,nodeid=0,memdev=m0 -numa node,nodeid=1,memdev=m1
