@@ -37,7 +37,7 @@ while getopts "k:t:a:d:iH" o; do
 	d) LABDIR=$OPTARG ;;
 	i) INTERACTIVE=1 ;;
 	H) HOTPLUG=1 ;;	# hot-pluggable DIMMs on node2 and node3: scripts/lab-hotplug.sh
-	*) sed -n '3,20p' "$0"; exit 2 ;;
+	*) sed -n '3,/^# Exit/p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
