@@ -28,7 +28,7 @@ APPEND=""
 LABDIR=""
 INTERACTIVE=0
 HOTPLUG=0
-NODE0_MIB=${LAB_NODE0_MIB:-1024}
+NODE0_MIB=${LAB_NODE0_MIB:-1024} NODE1_MIB=1024 NODE2_MIB=3072
 while getopts "k:t:a:d:iH" o; do
 	case $o in
 	k) KERNEL=$OPTARG ;;
@@ -43,7 +43,7 @@ done
 shift $((OPTIND - 1))
 [[ $NODE0_MIB =~ ^[1-9][0-9]*$ ]] && [ "$NODE0_MIB" -ge 512 ] ||
 	{ echo "lab: LAB_NODE0_MIB must be a number of MiB, 512 or more" >&2; exit 2; }
-MEM_MIB=$((NODE0_MIB + 1024 + 3072))
+MEM_MIB=$((NODE0_MIB + NODE1_MIB + NODE2_MIB))
 [ -f "$KERNEL" ] || { echo "lab: no kernel at $KERNEL (make kernel)" >&2; exit 2; }
 [ -n "$LABDIR" ] || LABDIR=$(mktemp -d /tmp/lab.XXXXXX)
 mkdir -p "$LABDIR"
@@ -62,8 +62,8 @@ done
 QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
 	-smp 2,sockets=2,cores=1,threads=1 -m ${MEM_MIB}M
 	-object memory-backend-ram,size=${NODE0_MIB}M,id=m0
-	-object memory-backend-ram,size=1G,id=m1
-	-object memory-backend-ram,size=3G,id=m2
+	-object memory-backend-ram,size=${NODE1_MIB}M,id=m1
+	-object memory-backend-ram,size=${NODE2_MIB}M,id=m2
 	-numa node,nodeid=0,memdev=m0 -numa node,nodeid=1,memdev=m1
 	-numa node,nodeid=2,memdev=m2,initiator=0
 	-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
