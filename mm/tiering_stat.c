@@ -39,6 +39,7 @@ struct tiering_reason_stat {
 };
 
 static const struct tiering_reason_stat tiering_stats[NR_TIERING_REASONS] = {
+#ifdef CONFIG_DAMON_PADDR
 	[TIERING_DAMON_HOT] = {
 		.counted = true,
 		.moved = DAMON_MIGRATE_HOT,
@@ -51,6 +52,7 @@ static const struct tiering_reason_stat tiering_stats[NR_TIERING_REASONS] = {
 		.failed = DAMON_MIGRATE_FAIL,
 		.charge_dst = false,
 	},
+#endif
 #ifdef CONFIG_NUMA_BALANCING
 	[TIERING_NUMA_HINT] = {
 		.counted = true,

@@ -128,6 +128,7 @@ void numa_hint_scan_skipped(struct folio *folio);
 void numa_hint_count_fault(int src_nid);
 void numa_hint_reset_threshold(int src_nid);
 enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
+					       struct mm_struct *mm,
 					       int src_nid,
 					       unsigned long rate_limit,
 					       unsigned int period,

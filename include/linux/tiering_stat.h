@@ -39,6 +39,21 @@ enum tiering_reason {
 };
 
 #ifdef CONFIG_NUMA
+DECLARE_TRACEPOINT(tiering_migrate);
+
+/**
+ * tiering_migrate_traced() - is tiering:tiering_migrate enabled?
+ *
+ * For a path that reports batches only to trace them (reclaim demotion),
+ * so that it counts nothing while the event is off.
+ *
+ * Return: true if the event is enabled.
+ */
+static inline bool tiering_migrate_traced(void)
+{
+	return tracepoint_enabled(tiering_migrate);
+}
+
 void tiering_account_memcg(struct mem_cgroup *memcg, int src_nid,
 			   int dst_nid, unsigned int nr_moved,
 			   unsigned int nr_failed, enum tiering_reason reason);
@@ -51,6 +66,11 @@ static inline void tiering_account_memcg(struct mem_cgroup *memcg,
 					 unsigned int nr_failed,
 					 enum tiering_reason reason)
 {
+}
+
+static inline bool tiering_migrate_traced(void)
+{
+	return false;
 }
 
 static inline bool tiering_nid_possible(int nid)

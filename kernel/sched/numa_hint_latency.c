@@ -1,88 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fault-count NUMA hint latency for memory-tiering promotion.
+ * Fault-count NUMA hint latency for memory-tiering promotion
+ * (numa_balancing flag NUMA_BALANCING_TIERING_FAULTS, with
+ * NUMA_BALANCING_MEMORY_TIERING).
  *
- * In memory-tiering mode (numa_balancing bit 2) the scanner stamps each
- * lower-tier folio it makes PROT_NONE, and the hint fault that follows
- * promotes the folio if the distance from the stamp is below a threshold.
- * Time mode stamps milliseconds.  For a process with a large address space a
- * scan pass takes long and its pages fault long after they were scanned, so
- * most hint faults, hot pages' included, come out far above a threshold of
- * about a second and nothing is promoted.
+ * A lower-tier folio's hint-fault latency is counted in the hint faults taken
+ * on its node, by every process, between the scan that made it PROT_NONE and
+ * its fault, instead of in milliseconds.  Each lower-tier node's clock is its
+ * NUMA_HINT_FAULTS_TIERING vmstat item; the scanner stamps a folio's
+ * _last_cpupid with the clock in units of 2^shift faults, the shift following
+ * the node's threshold so that the threshold fits the stamp's bits.  The
+ * threshold is per lower-tier node: fixed (hot_threshold_faults), or
+ * adjusted once per period towards the promotion rate limit.  It is never
+ * below the clock's resolution, numa_hint_clock_slack().
  *
- * In fault-count mode the latency is counted in hint faults instead: the
- * number of hint faults on folios of the same lower-tier node, from every
- * process, between the folio's scan and its fault.  It ranks a page among
- * the pages that compete for the same promotion bandwidth, and pages of
- * different processes compare: a small process's pages do not look hot
- * just because the process itself faults rarely, as a count per mm would
- * make them, and a busy node does not make the pages of a quiet one look
- * cold, as one global count would.
- *
- * The clock.  Each lower-tier node counts its memory-tiering hint faults in
- * the node vmstat item NUMA_HINT_FAULTS_TIERING ("numa_hint_faults_tiering"),
- * whose per-CPU batching keeps the fault path off a shared cache line; the
- * global value lags by at most the per-CPU batches, a few hundred faults
- * at most on small machines.  Every hint fault counts, also while the top
- * tier has free space and promotes without a check, so that the clock
- * keeps time for the stamps of that period.
- *
- * The unit.  A folio keeps its stamp in the LAST_CPUPID_SHIFT bits of
- * _last_cpupid: bit 0 says the folio took a hint fault in the scan pass
- * before the one that stamped it, the others hold the node's unit clock,
- * the fault count >> a per-node shift (pglist_data::nbp_hint_base).  The
- * shift follows the threshold so that the threshold stays below 2^
- * NUMA_HINT_TH_BITS units, a sixteenth of the stamp's range: with
- * CONFIG_NR_CPUS 64, 512 and 8192 (14, 17 and 21 bits) thresholds up to
- * 511, 4095 and 65535 faults are exact, larger ones are counted in units
- * of 2^shift faults, and a latency is exact up to at least 16 thresholds.
- * The unit clock stays continuous when the shift changes (an offset
- * absorbs the change), so a stamp taken before a change reads as a
- * latency within a factor of two of the truth.  The scanner restamps
- * folios it finds still PROT_NONE, so a latency spans at most one scan
- * pass and rarely exceeds the stamp's range.
- *
- * The threshold.  Kept per lower-tier node, in the domain of the clock it
- * is compared with.  It starts at NUMA_HINT_MAX_THRESHOLD_FAULTS: while
- * the candidates of the node fit in the promotion rate limit, every page
- * that faults twice (below) is promoted.  Once per adjustment period it is
- * doubled if the node's candidates were fewer than 90% of what the rate
- * limit allows, or scaled down by limit / candidates (at least halved, at
- * most by 64) if they exceeded 110%: multiplicative steps that cross the
- * range from one fault to 2^30 in a few periods at any hint-fault rate.
- * Several lower-tier nodes promoting into one top-tier node each aim at
- * the full rate limit; the rate limit itself caps their sum.
- *
- * Bursts.  With hot_repeat 1 a page is promoted only if it also took a
- * hint fault in the scan pass before: one burst of accesses after a scan
- * does not make a page hot, accesses in two consecutive scan passes do.
- * The bit in the stamp carries that across the pass: the fault sets it, a
- * scan that finds the folio accessed keeps it, a scan that finds it still
- * PROT_NONE clears it.  The rule costs every hot page one scan pass of
- * accesses from the lower tier, and a burst promoted costs one copy each
- * way; the first cost is the larger one unless a burst takes the place of
- * a hot page, so the rule is off by default (hot_repeat 0).
- *
- * A folio that moves to another node loses its stamp (it would be a
- * reading of the old node's clock; numa_hint_stamp_migrates()), and a
- * hint fault on a folio without a stamp is rejected as of unknown
- * latency; the fault stamps it, so that the next pass can promote it.
- *
- * Known limit: a switch between time and fault-count mode reads the
- * stamps of the previous mode for up to one scan pass.
- *
- * For comparison, hint_clock "mm" selects the design of the RFC this
- * follows ("sched/numa: Fault count based NUMA hint fault latency"): one
- * clock per address space, advanced by every hint fault of the process
- * (do_numa_page()), folios stamped with the count >> 16 in their
- * _last_cpupid bits, a fixed threshold of 1,000,000 faults.  The scanner
- * runs in the context of the task whose mm it scans (task_numa_work()),
- * and the hint fault in that of the faulting task, so both take the clock
- * of current->mm.  The RFC kept the count in a new mm_struct field; here
- * the clocks live in a small table indexed by a hash of the mm, so that a
- * setting kept for comparison does not grow mm_struct (nor change a header
- * that every file of the kernel includes).  Two live processes whose
- * hashes collide share a clock.
+ * The debugfs knobs hint_clock, hint_refresh and hot_repeat select other
+ * designs, for comparing them; they are not a tuning interface.
  */
 #include <linux/atomic.h>
 #include <linux/cache.h>
@@ -136,7 +69,7 @@ static inline bool numa_hint_stamped(unsigned int last)
 /* hot_repeat: promote only folios that also faulted in the previous pass */
 static bool numa_hint_repeat __read_mostly;
 
-/* hint_refresh: the scanner restamps folios it finds still PROT_NONE */
+/* hint_refresh: with 1, the scanner restamps folios it finds still PROT_NONE */
 bool numa_hint_refresh __read_mostly;
 
 /* per-mm clocks (hint_clock "mm"): a slot per hash of the mm */
@@ -160,11 +93,6 @@ static unsigned int numa_hint_threshold_faults __read_mostly;
 
 /* serializes the knob writes that check one knob against the other */
 static DEFINE_MUTEX(numa_hint_knob_lock);
-
-static const char * const numa_hint_mode_names[] = {
-	[NUMA_HINT_LATENCY_TIME] = "time",
-	[NUMA_HINT_LATENCY_FAULTS] = "faults",
-};
 
 static const char * const numa_hint_clock_names[] = {
 	[NUMA_HINT_CLOCK_NODE] = "node",
@@ -198,13 +126,21 @@ unsigned int numa_hint_unit_clock(unsigned long raw, unsigned long base)
 }
 
 /**
- * numa_hint_rebase() - change the unit of a node's clock, keeping its value
+ * numa_hint_rebase() - change the unit of a node's clock
  * @raw: the node's hint faults now
  * @base: its nbp_hint_base
  * @shift: the new unit, 2^@shift faults
  *
+ * The unit clock then advances once every 2^@shift faults.  A stamp taken
+ * before the change is read in the new unit, so that its span before the
+ * change reads 2^(old shift - @shift) times too short or too long.  A
+ * coarser unit only overstates latencies.  For a finer one, the clock also
+ * jumps ahead by 2^NUMA_HINT_TH_BITS units, more than any threshold in
+ * that unit: a folio stamped before the change is never judged hotter than
+ * it is, but rejected at its next hint fault, which restamps it.
+ *
  * Return: the nbp_hint_base under which the unit clock reads, at @raw, what
- * it read under @base, and then advances once every 2^@shift faults.
+ * it read under @base, plus the jump if @shift is smaller than @base's.
  */
 unsigned long numa_hint_rebase(unsigned long raw, unsigned long base,
 			       unsigned int shift)
@@ -212,6 +148,8 @@ unsigned long numa_hint_rebase(unsigned long raw, unsigned long base,
 	unsigned int off = numa_hint_unit_clock(raw, base) -
 		(unsigned int)(raw >> shift);
 
+	if (shift < (base & NUMA_HINT_SHIFT_MASK))
+		off += 1U << NUMA_HINT_TH_BITS;
 	return (unsigned long)off << NUMA_HINT_SHIFT_BITS | shift;
 }
 
@@ -346,6 +284,25 @@ static unsigned int numa_hint_node_clock(struct pglist_data *pgdat)
 }
 
 /**
+ * numa_hint_clock_slack() - how far a node's clock can lag its hint faults
+ * @pgdat: the node
+ *
+ * node_page_state() leaves out what each online CPU has counted but not yet
+ * folded into the node's total: less than the node's vmstat stat_threshold
+ * (at most 125) per CPU.  With the largest threshold that is 250 faults on
+ * 2 CPUs, 8,000 on 64 and 32,000 on 256.  A latency shorter than that cannot
+ * be told from zero, so no threshold goes below it.  O(1): one per-CPU read.
+ *
+ * Return: online CPUs times the node's vmstat threshold, at least 1.
+ */
+static unsigned int numa_hint_clock_slack(struct pglist_data *pgdat)
+{
+	unsigned int t = this_cpu_read(pgdat->per_cpu_nodestats->stat_threshold);
+
+	return max(num_online_cpus() * t, 1U);
+}
+
+/**
  * numa_hint_stamp_faults() - stamp a folio with its fault-count clock
  * @folio: a lower-tier folio the scanner passes
  * @faulted: keep the folio's NUMA_HINT_STAMP_FAULTED bit; false clears it
@@ -468,8 +425,9 @@ void numa_hint_reset_threshold(int src_nid)
  * @period: adjustment period in ms
  *
  * The fixed threshold if one is set, else the automatic one, adjusted
- * once per @period (numa_hint_adjust_threshold()).  Keeps the unit of the
- * node's clock matched to the threshold (numa_hint_unit_shift()).
+ * once per @period (numa_hint_adjust_threshold()); either at least the
+ * clock's slack (numa_hint_clock_slack()).  Keeps the unit of the node's
+ * clock matched to the threshold (numa_hint_unit_shift()).
  *
  * Return: the threshold, in hint faults.
  */
@@ -493,10 +451,12 @@ static unsigned int numa_hint_node_threshold(struct pglist_data *pgdat,
 			th = numa_hint_adjust_threshold(th, nr_cand -
 							pgdat->nbp_fault_th_nr_cand,
 							ref_cand);
+			th = max(th, numa_hint_clock_slack(pgdat));
 			pgdat->nbp_fault_th_nr_cand = nr_cand;
 			WRITE_ONCE(pgdat->nbp_fault_threshold, th);
 		}
 	}
+	th = max(th, numa_hint_clock_slack(pgdat));
 	shift = numa_hint_unit_shift(th);
 	base = READ_ONCE(pgdat->nbp_hint_base);
 	if ((base & NUMA_HINT_SHIFT_MASK) != shift) {
@@ -522,6 +482,8 @@ static unsigned int numa_hint_to_faults(unsigned int units, unsigned int shift)
 /**
  * numa_hint_fault_decide() - judge a hint fault by its fault-count latency
  * @folio: the faulting lower-tier folio
+ * @mm: the address space it faulted in (the VMA's, also for a fault taken
+ *	by another process through get_user_pages())
  * @src_nid: its node
  * @rate_limit: promotion rate limit, in pages per second
  * @period: adjustment period of the automatic threshold, in ms
@@ -532,13 +494,15 @@ static unsigned int numa_hint_to_faults(unsigned int units, unsigned int shift)
  * hint faults since @folio's scan, and a folio under the threshold is also
  * rejected if hot_repeat is set and it took no hint fault in the scan pass
  * before; a candidate counts towards the node's automatic threshold.  With
- * the per-mm clock (the RFC's design) the latency counts the faulting
- * process's hint faults, against a fixed threshold.
+ * the per-mm clock the latency counts the hint faults taken in @mm, the
+ * clock that numa_hint_mm_fault() advanced for this fault and that the
+ * scanner stamped @folio from, against a fixed threshold.
  *
  * Return: NUMA_HINT_PROMOTE (subject to the rate limit),
  * NUMA_HINT_REJECT_LATENCY or NUMA_HINT_REJECT_FIRST.
  */
 enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
+					       struct mm_struct *mm,
 					       int src_nid,
 					       unsigned long rate_limit,
 					       unsigned int period,
@@ -546,7 +510,6 @@ enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
 					       unsigned int *threshold)
 {
 	struct pglist_data *pgdat = NODE_DATA(src_nid);
-	struct mm_struct *mm = current->mm;
 	unsigned int now, last, th, shift, units;
 	unsigned long base;
 
@@ -607,39 +570,6 @@ static int numa_hint_match_write(const char __user *ubuf, size_t cnt,
 	buf[cnt] = '\0';
 	return __sysfs_match_string(names, n, buf);
 }
-
-static int numa_hint_mode_show(struct seq_file *m, void *v)
-{
-	seq_printf(m, "%s\n", numa_hint_mode_names[numa_hint_faults_mode() ?
-						   NUMA_HINT_LATENCY_FAULTS :
-						   NUMA_HINT_LATENCY_TIME]);
-	return 0;
-}
-
-/*
- * "time" or "faults", with an optional trailing newline: clears or sets
- * NUMA_BALANCING_TIERING_FAULTS in the numa_balancing sysctl, leaving its
- * other bits alone; anything else is -EINVAL and changes nothing.
- */
-static ssize_t numa_hint_mode_write(struct file *file, const char __user *ubuf,
-				    size_t cnt, loff_t *ppos)
-{
-	int mode, old, new;
-
-	mode = numa_hint_match_write(ubuf, cnt, numa_hint_mode_names,
-				     ARRAY_SIZE(numa_hint_mode_names), 16);
-	if (mode < 0)
-		return mode;
-	do {
-		old = READ_ONCE(sysctl_numa_balancing_mode);
-		new = mode == NUMA_HINT_LATENCY_FAULTS ?
-			old | NUMA_BALANCING_TIERING_FAULTS :
-			old & ~NUMA_BALANCING_TIERING_FAULTS;
-	} while (cmpxchg(&sysctl_numa_balancing_mode, old, new) != old);
-	return cnt;
-}
-
-DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_mode);
 
 static int numa_hint_threshold_show(struct seq_file *m, void *v)
 {
@@ -779,22 +709,22 @@ DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_bool);
  * numa_hint_debugfs_init() - create the fault-count knobs
  * @dir: the sched/numa_balancing debugfs directory
  *
- * hint_latency_mode: "time" (default) or "faults", the numa_balancing
- * sysctl's NUMA_BALANCING_TIERING_FAULTS bit.
- * hot_threshold_faults: 0 (default, automatic) or a fixed threshold.
+ * hot_threshold_faults: 0 (default, automatic) or a fixed threshold; a
+ * value below the clock's slack reads back as written and is applied as the
+ * slack (numa_hint_clock_slack(); the tracepoint shows the one applied).
  * hot_repeat: 1 promotes only pages that also took a hint fault in the scan
  * pass before, 0 (default) promotes on the first.
  * hint_clock: "node" (default) or "mm" (the RFC's per-process clock, for
  * comparison).
  * hint_refresh: 0 (default) leaves the stamps of the folios the scanner
  * finds still PROT_NONE alone, 1 restamps them (the RFC's design).
+ * hot_repeat, hint_clock and hint_refresh select other designs, to compare
+ * them with the default; they are not a tuning interface.
  */
 void numa_hint_debugfs_init(struct dentry *dir)
 {
 	debugfs_create_file("hot_repeat", 0644, dir, &numa_hint_repeat,
 			    &numa_hint_bool_fops);
-	debugfs_create_file("hint_latency_mode", 0644, dir, NULL,
-			    &numa_hint_mode_fops);
 	debugfs_create_file("hot_threshold_faults", 0644, dir, NULL,
 			    &numa_hint_threshold_fops);
 	debugfs_create_file("hint_clock", 0644, dir, NULL,

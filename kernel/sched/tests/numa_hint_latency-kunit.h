@@ -102,11 +102,16 @@ static void numa_hint_test_rebase(struct kunit *test)
 			for (nshift = 0; nshift < 24; nshift += 7) {
 				now = numa_hint_unit_clock(raw, base);
 				nbase = numa_hint_rebase(raw, base, nshift);
-				/* the same value, in its low bits, at the change */
+				/*
+				 * at the change: the same value, in its low
+				 * bits, or a jump past any threshold to a
+				 * finer unit
+				 */
 				KUNIT_EXPECT_EQ(test,
-						numa_hint_unit_clock(raw, nbase) &
-						NUMA_HINT_CLOCK_MASK,
-						now & NUMA_HINT_CLOCK_MASK);
+						(numa_hint_unit_clock(raw, nbase) -
+						 now) & NUMA_HINT_CLOCK_MASK,
+						nshift < (base & NUMA_HINT_SHIFT_MASK) ?
+						BIT(NUMA_HINT_TH_BITS) : 0);
 				/* then one unit per 2^nshift faults */
 				KUNIT_EXPECT_EQ(test,
 						(numa_hint_unit_clock(raw + (3UL << nshift),
@@ -117,6 +122,40 @@ static void numa_hint_test_rebase(struct kunit *test)
 			}
 			base = numa_hint_rebase(raw, base, shift);
 		}
+	}
+}
+
+/*
+ * The automatic threshold can fall 64x in one period, and the unit with
+ * it by 2^6.  A folio stamped just before, hot or not, must not read as
+ * hotter than it is: every stamp of the old unit reads at least the new
+ * threshold.  A rise of the unit only lengthens old latencies.
+ */
+static void numa_hint_test_rebase_64x(struct kunit *test)
+{
+	unsigned int th = NUMA_HINT_MAX_THRESHOLD_FAULTS, nth = th / 64;
+	unsigned int shift = numa_hint_unit_shift(th);
+	unsigned int nshift = numa_hint_unit_shift(nth);
+	unsigned long raw = 1UL << 31, base, nbase;
+	unsigned int stamp, d, lat;
+
+	KUNIT_ASSERT_EQ(test, shift - nshift, 6U);
+	base = numa_hint_rebase(raw, 0, shift);
+	nbase = numa_hint_rebase(raw, base, nshift);
+	for (d = 0; d < 2 * th; d += th / 8) {
+		/* stamped d faults before the drop: at least the threshold */
+		stamp = numa_hint_unit_clock(raw - d, base);
+		lat = numa_hint_stamp_latency(numa_hint_unit_clock(raw, nbase),
+					      stamp << 1);
+		KUNIT_EXPECT_GE(test, lat, nth >> nshift);
+	}
+	base = numa_hint_rebase(raw, nbase, shift);
+	for (d = 0; d < 8 * nth; d += nth / 8) {
+		/* stamped d faults before a rise: at least d */
+		stamp = numa_hint_unit_clock(raw - d, nbase);
+		lat = numa_hint_stamp_latency(numa_hint_unit_clock(raw, base),
+					      stamp << 1);
+		KUNIT_EXPECT_GE(test, (u64)lat << shift, (u64)d);
 	}
 }
 
@@ -184,41 +223,47 @@ static void numa_hint_test_decide(struct kunit *test)
 	folio = page_folio(page);
 	nid = folio_nid(folio);
 	WRITE_ONCE(numa_hint_clock_scope, NUMA_HINT_CLOCK_NODE);
+	/* a threshold below the clock's slack is raised to it */
+	KUNIT_ASSERT_EQ(test, numa_hint_set_threshold(1), 0);
+	numa_hint_fault_decide(folio, NULL, nid, 1, 1000, &latency, &threshold);
+	KUNIT_EXPECT_EQ(test, threshold, numa_hint_clock_slack(NODE_DATA(nid)));
 	KUNIT_ASSERT_EQ(test, numa_hint_set_threshold(1000), 0);
 	WRITE_ONCE(numa_hint_repeat, true);
 
 	/* the scanner found it still PROT_NONE: stamped, unmarked */
 	numa_hint_stamp_faults(folio, false);
-	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, NULL, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_REJECT_FIRST);
-	KUNIT_EXPECT_EQ(test, threshold, 1000U);
+	KUNIT_EXPECT_EQ(test, threshold,
+			max(1000U, numa_hint_clock_slack(NODE_DATA(nid))));
 	/* a scan that finds it accessed keeps the mark */
 	numa_hint_stamp_faults(folio, true);
-	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, NULL, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_PROMOTE);
-	/* 5000 hint faults on the node later: too cold */
+	/* five thresholds and the slack later: too cold */
 	numa_hint_stamp_faults(folio, true);
-	mod_node_page_state(NODE_DATA(nid), NUMA_HINT_FAULTS_TIERING, 5000);
-	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+	mod_node_page_state(NODE_DATA(nid), NUMA_HINT_FAULTS_TIERING,
+			    5 * threshold + numa_hint_clock_slack(NODE_DATA(nid)));
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, NULL, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_REJECT_LATENCY);
-	KUNIT_EXPECT_GE(test, latency, 5000U);
+	KUNIT_EXPECT_GE(test, latency, 4 * threshold);
 	/* without hot_repeat the first fault under the threshold is enough */
 	WRITE_ONCE(numa_hint_repeat, false);
 	numa_hint_stamp_faults(folio, false);
-	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, NULL, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_PROMOTE);
 	/* no stamp (a migration reset it): rejected, then stamped */
 	folio_xchg_last_cpupid(folio, -1);
-	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, NULL, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_REJECT_LATENCY);
 	KUNIT_EXPECT_EQ(test, latency, U32_MAX);
 	KUNIT_EXPECT_NE(test, folio_last_cpupid(folio), (int)LAST_CPUPID_MASK);
-	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, nid, 1, 1000,
+	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, NULL, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_PROMOTE);
 	/* in fault-count mode a per-node stamp does not move to another node */
@@ -319,6 +364,7 @@ static struct kunit_case numa_hint_latency_test_cases[] = {
 	KUNIT_CASE(numa_hint_test_latency_wraps),
 	KUNIT_CASE(numa_hint_test_unit_shift),
 	KUNIT_CASE(numa_hint_test_rebase),
+	KUNIT_CASE(numa_hint_test_rebase_64x),
 	KUNIT_CASE(numa_hint_test_adjust_threshold),
 	KUNIT_CASE(numa_hint_test_adjust_converges),
 	KUNIT_CASE(numa_hint_test_decide),
