@@ -7,9 +7,8 @@
  * demotion counters: pages moved up a tier (like pgpromote_success) count on
  * the destination node, pages moved down a tier (like pgdemote_*) on the
  * source node, and pages that failed to move on the node they stayed on.
- * NUMA-balancing promotion decisions count, like pgpromote_candidate, on
- * the destination node.  Reclaim demotion is traced only: its pages are
- * counted in pgdemote_* by reclaim, per reclaimer.
+ * Reclaim demotion is traced only: its pages are counted in pgdemote_* by
+ * reclaim, per reclaimer.
  */
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -51,15 +50,6 @@ static const struct tiering_reason_stat tiering_stats[NR_TIERING_REASONS] = {
 		.moved = DAMON_MIGRATE_COLD,
 		.failed = DAMON_MIGRATE_FAIL,
 		.charge_dst = false,
-	},
-#endif
-#ifdef CONFIG_NUMA_BALANCING
-	[TIERING_NUMA_HINT] = {
-		.counted = true,
-		.moved = PGPROMOTE_SUCCESS,
-		.failed = PGPROMOTE_FAIL,
-		.charge_dst = true,
-		.memcg = true,
 	},
 #endif
 	/* pgdemote_* are charged by reclaim: demote_folio_list() */
@@ -123,42 +113,6 @@ void tiering_account_memcg(struct mem_cgroup *memcg, int src_nid,
 trace:
 	trace_tiering_migrate(src_nid, dst_nid, nr_moved, nr_failed, reason);
 }
-
-#ifdef CONFIG_NUMA_BALANCING
-/**
- * __tiering_promote_decision() - count and trace a promotion decision
- * @src_nid: lower-tier node of the faulting folio
- * @dst_nid: top-tier node it would be promoted to
- * @nr_pages: base pages in the folio
- * @latency: its hint-fault latency, in the unit of @mode (0 if not taken)
- * @threshold: the threshold it was compared with (0 if none)
- * @mode: unit of @latency and @threshold
- * @decision: the outcome
- *
- * The body of tiering_promote_decision().  Rejected candidates count in
- * pgpromote_reject_latency or pgpromote_reject_ratelimit of @dst_nid; a
- * first fault rejected for want of a fault in the pass before
- * (NUMA_HINT_REJECT_FIRST) counts only in the source's
- * numa_hint_faults_tiering, with every other memory-tiering hint fault;
- * every decision emits tiering:tiering_promote_decision.  Pages that then
- * move are reported by the migration, through tiering_account_memcg().
- */
-void __tiering_promote_decision(int src_nid, int dst_nid,
-				unsigned int nr_pages, unsigned int latency,
-				unsigned int threshold,
-				enum numa_hint_latency_mode mode,
-				enum numa_hint_decision decision)
-{
-	if (decision == NUMA_HINT_REJECT_LATENCY)
-		mod_node_page_state(NODE_DATA(dst_nid),
-				    PGPROMOTE_REJECT_LATENCY, nr_pages);
-	else if (decision == NUMA_HINT_REJECT_RATELIMIT)
-		mod_node_page_state(NODE_DATA(dst_nid),
-				    PGPROMOTE_REJECT_RATELIMIT, nr_pages);
-	trace_tiering_promote_decision(src_nid, dst_nid, nr_pages, latency,
-				       threshold, mode, decision);
-}
-#endif
 
 /**
  * tiering_nid_possible() - can this node id ever have memory?

@@ -17,6 +17,7 @@ SRC=${1:-$REPO/build/linux}
 new_files() {
 	(cd "$REPO" && git ls-files --cached --others --exclude-standard \
 		arch mm kernel include tools/testing/selftests/mm/tiering \
+		tools/testing/selftests/mm/huge_zero \
 		Documentation 2>/dev/null | sort -u)
 }
 # (scripts/export-series.sh asks for the same list)
@@ -59,14 +60,13 @@ done
 	mkdir -p "$STAGE/$(dirname "$f")"
 	cp -p "$f" "$STAGE/$f"
 done)
-# Kconfig.tiering is sourced as mm/tiering/Kconfig (a name under mm/Kconfig's
-# own would trip checkpatch's EMBEDDED_FILENAME check in the hook patch)
-mkdir -p "$STAGE/mm/tiering"
-cp "$REPO/Kconfig.tiering" "$STAGE/mm/tiering/Kconfig"
 
-# MAINTAINERS: the snippet goes in before the first entry that sorts after it.
+# MAINTAINERS: each snippet's entry goes in before the first entry that
+# sorts after it.
 git -C "$SRC" show base:MAINTAINERS > "$STAGE/MAINTAINERS"
-"$REPO/scripts/maintainers-merge.py" "$STAGE/MAINTAINERS" "$REPO/MAINTAINERS.snippet"
+for snippet in "$REPO"/MAINTAINERS*.snippet; do
+	"$REPO/scripts/maintainers-merge.py" "$STAGE/MAINTAINERS" "$snippet"
+done
 
 for p in "${PATCHES[@]}"; do
 	if ! out=$(patch -d "$STAGE" -p1 --fuzz=0 --no-backup-if-mismatch -s -f < "$REPO/patches/$p" 2>&1); then

@@ -13,9 +13,12 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 SRC=${1:-$REPO/build/linux}
 OBJ=${2:-$REPO/build/obj}
-FRAGS=("$REPO"/configs/lab-*.config "$REPO/tools/testing/selftests/mm/tiering/config")
-# the series' own options only where the series is (not in the bench's base)
-[ -f "$SRC/mm/tiering/Kconfig" ] && FRAGS+=("$REPO/configs/series.config")
+FRAGS=("$REPO"/configs/lab-*.config "$REPO"/tools/testing/selftests/mm/{tiering,huge_zero}/config)
+# the series' own options, where the tree has them (not in the bench's base)
+SERIES_FRAG=$(mktemp)
+trap 'rm -f "$SERIES_FRAG"' EXIT
+"$REPO/scripts/series-options.sh" "$SRC" > "$SERIES_FRAG"
+FRAGS+=("$SERIES_FRAG")
 # shellcheck disable=SC2206
 FRAGS+=(${KCONFIG_EXTRA:-})
 JOBS=${JOBS:-$(($(nproc) + 1))}

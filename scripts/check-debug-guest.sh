@@ -28,4 +28,5 @@ for t in $(sed -n 's/^mm\/tiering://p' kselftest-list.txt); do
 	case $t in knob_fuzz | hotplug) continue ;; esac
 	./run_kselftest.sh -o 7200 -t "mm/tiering:$t"
 done
+./run_kselftest.sh -o 7200 -c mm/huge_zero
 echo "check-debug-guest: done"

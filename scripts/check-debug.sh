@@ -41,7 +41,7 @@ else
 	result "debug/build/kernel" fail
 	finish
 fi
-if make -C "$SRC/tools/testing/selftests" TARGETS="mm/tiering damon" \
+if make -C "$SRC/tools/testing/selftests" TARGETS="mm/tiering mm/huge_zero damon" \
 	O="$REPO/build/kselftest-build" INSTALL_PATH="$REPO/build/kselftest" \
 	install > "$OUT/kselftest-build.log" 2>&1; then
 	result "debug/build/kselftests" pass

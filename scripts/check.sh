@@ -63,9 +63,10 @@ while read -r p; do
 done < <(grep -v -e '^#' -e '^[[:space:]]*$' "$REPO/patches/series")
 
 mapfile -t NEW < <(cd "$REPO" && git ls-files --cached --others --exclude-standard \
-	arch mm kernel include Documentation tools/testing/selftests/mm/tiering |
+	arch mm kernel include Documentation tools/testing/selftests/mm/tiering \
+	tools/testing/selftests/mm/huge_zero |
 	grep -E '\.(c|h|rst)$')
-for f in "${NEW[@]}" mm/tiering/Kconfig; do
+for f in "${NEW[@]}"; do
 	if scripts/checkpatch.pl --strict -q --no-tree -f "$f" > "$OUT/checkpatch.log" 2>&1; then
 		result "host/checkpatch/$f" pass
 	else
@@ -119,7 +120,7 @@ else
 	result "build/kernel" fail
 	finish
 fi
-if make -C "$SRC/tools/testing/selftests" TARGETS="mm/tiering damon" \
+if make -C "$SRC/tools/testing/selftests" TARGETS="mm/tiering mm/huge_zero damon" \
 	O="$REPO/build/kselftest-build" INSTALL_PATH="$REPO/build/kselftest" \
 	install > "$OUT/kselftest-build.log" 2>&1; then
 	result "build/kselftests" pass

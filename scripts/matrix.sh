@@ -93,18 +93,17 @@ arch_of() {
 # options do not exist and are not checked)
 configure() {
 	local src=$1 obj=$2 name=$3 arch=$4 frags line opt bad=0
-	frags=("$REPO"/configs/lab-*.config "$REPO/tools/testing/selftests/mm/tiering/config")
-	[ -f "$src/mm/tiering/Kconfig" ] && frags+=("$REPO/configs/series.config")
-	frags+=("$REPO/configs/matrix/common.config" "$REPO/configs/matrix/$name.config")
+	frags=("$REPO"/configs/lab-*.config "$REPO"/tools/testing/selftests/mm/{tiering,huge_zero}/config)
 	mkdir -p "$obj"
+	"$REPO/scripts/series-options.sh" "$src" > "$obj/series.config"
+	frags+=("$obj/series.config")
+	frags+=("$REPO/configs/matrix/common.config" "$REPO/configs/matrix/$name.config")
 	stamp=$( (echo "$arch"; cat "${frags[@]}") | sha1sum | cut -c1-40)
 	[ -f "$obj/.config" ] && [ "$(cat "$obj/.fragments.sha1" 2>/dev/null)" = "$stamp" ] && return 0
 	(cd "$src" && scripts/kconfig/merge_config.sh -n -O "$obj" "${frags[@]}" \
 		> "$obj/merge_config.log" 2>&1) || { tail -5 "$obj/merge_config.log"; return 1; }
 	while IFS= read -r line; do
 		opt=${line%%=*}
-		[ -f "$src/mm/tiering/Kconfig" ] ||
-			! grep -q "^config ${opt#CONFIG_}\$" "$REPO/Kconfig.tiering" || continue
 		case "$line" in
 		*=n)	grep -q "^$opt=[ym]" "$obj/.config" || continue ;;
 		*)	grep -qxF "$line" "$obj/.config" && continue ;;

@@ -7,7 +7,11 @@
       every upstream file the patches touch (and of each FILE, to be edited
       next), then one commit per entry of patches/new-files, in order: the
       patch applied and the entry's new files added at their repo paths
-      (Kconfig.tiering and MAINTAINERS.snippet as they are).
+      (MAINTAINERS.snippet as it is).
+  scripts/patch-stack.py sync
+      take into build/stack the repo's new files edited since init: each
+      goes into the commit that adds it (a file that a later commit
+      changes is left out, and named: edit it in build/stack).
   scripts/patch-stack.py export
       write build/stack back: per commit, the files it adds are new files of
       the repo, and the rest of its diff (hunks on upstream files, or on new
@@ -261,11 +265,42 @@ def export():
            '; removed ' + ' '.join(gone) if gone else ''))
 
 
+def sync():
+    if git('status', '--porcelain').strip():
+        die('build/stack has uncommitted changes')
+    snap = STACK + '.snapshot'
+    done = []
+    for c in git('rev-list', '--reverse', 'base..HEAD').split():
+        for f in git('diff', '--name-only', '--diff-filter=A', c + '~1', c).split():
+            mine = os.path.join(REPO, f)
+            if not os.path.exists(mine) or open(mine).read() == git('show', '%s:%s' % (c, f)):
+                continue
+            if git('log', '--format=%h', c + '..HEAD', '--', f).strip():
+                print('patch-stack: not synced: %s changes after the commit that '
+                      'adds it (edit it in build/stack)' % f)
+                continue
+            shutil.copy2(mine, os.path.join(STACK, f))
+            git('add', f)
+            git('commit', '-q', '--fixup', c)
+            os.makedirs(os.path.dirname(os.path.join(snap, f)), exist_ok=True)
+            shutil.copy2(mine, os.path.join(snap, f))
+            done.append(f)
+    if done:
+        env = dict(ENV, GIT_SEQUENCE_EDITOR='true')
+        r = subprocess.run(['git', 'rebase', '-q', '-i', '--autosquash', 'base'],
+                           cwd=STACK, env=env, capture_output=True, text=True)
+        if r.returncode:
+            die('rebase --autosquash failed:\n' + r.stdout + r.stderr)
+    print('patch-stack: synced %s' % (' '.join(done) if done else 'nothing'))
+
+
 if __name__ == '__main__':
     if len(sys.argv) >= 2 and sys.argv[1] == 'init':
         init(sys.argv[2:])
     elif len(sys.argv) == 2 and sys.argv[1] == 'export':
         export()
+    elif len(sys.argv) == 2 and sys.argv[1] == 'sync':
+        sync()
     else:
         sys.stdout.write(__doc__)
         sys.exit(2)

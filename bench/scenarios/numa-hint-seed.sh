@@ -177,7 +177,7 @@ configure()
 		[ "$1" = faults_fixed ] && w 1073741824 $NB/hot_threshold_faults ;;
 	*) die "unknown configuration $1" ;;
 	esac
-	w "$([ $NB_VAL = 6 ] && echo faults || echo time)" $NB/hint_latency_mode
+	# the mode is NB_VAL's bit 4, written when the run starts (run)
 }
 
 # start LABEL ARGS...: a workload process on CPU0, up to "ready"
@@ -251,7 +251,8 @@ run()
 			-e "$EPISODES" -r "$RUN_S" -q 5 -s "$SEED"
 	fi
 	big=$started
-	echo "bench: $cfg: mode [$(cat $NB/hint_latency_mode)]" \
+	echo "bench: $cfg: numa_balancing $NB_VAL" \
+		"mode [$([ $NB_VAL = 6 ] && echo faults || echo time)]" \
 		"clock [$(cat $NB/hint_clock 2>/dev/null || echo node)]" \
 		"hot_threshold_ms $(cat $NB/hot_threshold_ms)" \
 		"hot_threshold_faults $(cat $NB/hot_threshold_faults)" \
@@ -268,6 +269,8 @@ run()
 	vmstat "$TMP/vmstat.$cfg.0"
 	w 1 /sys/kernel/mm/numa/demotion_enabled
 	w $NB_VAL /proc/sys/kernel/numa_balancing
+	[ "$(cat /proc/sys/kernel/numa_balancing)" = "$NB_VAL" ] ||
+		die "$cfg: numa_balancing reads $(cat /proc/sys/kernel/numa_balancing), not $NB_VAL"
 	[ -n "$small" ] && kill -USR1 "$small"
 	kill -USR1 $big
 	wait $big || die "$cfg: the workload failed"
@@ -330,7 +333,7 @@ summary()
 
 [ -x "$BIN" ] || die "no $BIN (bench/run.sh builds it)"
 [ -d "$OUTDIR" ] && [ -w "$OUTDIR" ] || die "$OUTDIR is not a writable directory"
-[ -e $NB/hint_latency_mode ] || die "no $NB/hint_latency_mode: not the patched kernel"
+[ -e $NB/hot_threshold_faults ] || die "no $NB/hot_threshold_faults: not the patched kernel"
 case $WORKLOAD in uniform | twoproc | hotchunk) ;; *) die "unknown WORKLOAD $WORKLOAD" ;; esac
 for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
 	echo "bench: $(basename "$t"): nodes $(cat "$t/nodelist")"

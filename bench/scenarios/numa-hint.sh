@@ -16,9 +16,11 @@
 #      on CPU0) faults in TOTAL_MIB in base pages: node0's free memory but
 #      NODE0_FREE_MIB first, the rest on node2; 8 MiB chunks, HOT_CHUNKS of
 #      those on node2 are hot, all others never hot;
-#   2. hint_latency_mode and hot_threshold_faults are set, the tracepoint
+#   2. hot_threshold_faults is set, the tracepoint
 #      tiering:tiering_promote_decision is read on CPU1 (numa-hint trace),
-#      demotion and numa_balancing=2 go on, and the workload runs EPISODES
+#      demotion and numa_balancing go on (2 in time mode; 6, with
+#      NUMA_BALANCING_TIERING_FAULTS, in faults mode: the sysctl bit is the
+#      only switch of the hint latency's unit), and the workload runs EPISODES
 #      episodes (a random hot chunk, ITERS writes to random pages of it;
 #      at most RUN_S seconds) and, after every SWEEP_EVERY episodes, sweeps
 #      a random never-hot chunk once (the same work in each mode: under
@@ -109,9 +111,11 @@ result()
 # run MODE: one mode, from a new layout to RESULT lines
 run()
 {
-	local free wl tail tr line k v i
+	local free wl tail tr line k v i nb_val
 
 	mode=$1
+	# tiering mode, with NUMA_BALANCING_TIERING_FAULTS (4) in faults mode
+	nb_val=$([ "$mode" = faults ] && echo 6 || echo 2)
 	echo "bench: === $mode ==="
 	w 0 /proc/sys/kernel/numa_balancing
 	w 0 /sys/kernel/mm/numa/demotion_enabled
@@ -143,9 +147,8 @@ run()
 	done
 	grep -qx ready "$TMP/run.$mode" || die "$mode: the workload did not come up"
 
-	w "$mode" $NB/hint_latency_mode
 	w "$HOT_THRESHOLD_FAULTS" $NB/hot_threshold_faults
-	echo "bench: $mode: hint_latency_mode [$(cat $NB/hint_latency_mode)]" \
+	echo "bench: $mode: numa_balancing $nb_val" \
 		"hot_threshold_ms $(cat $NB/hot_threshold_ms)" \
 		"hot_threshold_faults $(cat $NB/hot_threshold_faults)"
 	tr=
@@ -159,8 +162,9 @@ run()
 	fi
 	vmstat "$TMP/vmstat.$mode.0"
 	w 1 /sys/kernel/mm/numa/demotion_enabled
-	# tiering mode, with NUMA_BALANCING_TIERING_FAULTS (4) in faults mode
-	w "$([ "$mode" = faults ] && echo 6 || echo 2)" /proc/sys/kernel/numa_balancing
+	w "$nb_val" /proc/sys/kernel/numa_balancing
+	[ "$(cat /proc/sys/kernel/numa_balancing)" = "$nb_val" ] ||
+		die "$mode: numa_balancing reads $(cat /proc/sys/kernel/numa_balancing), not $nb_val"
 	kill -USR1 $wl
 	wait $wl || die "$mode: the workload failed"
 	w 0 /proc/sys/kernel/numa_balancing
@@ -240,8 +244,8 @@ summary()
 
 [ -x "$BIN" ] || die "no $BIN (bench/run.sh builds it)"
 [ -d "$OUTDIR" ] && [ -w "$OUTDIR" ] || die "$OUTDIR is not a writable directory"
-[ -e $NB/hint_latency_mode ] ||
-	die "no $NB/hint_latency_mode: not the patched kernel"
+[ -e $NB/hot_threshold_faults ] ||
+	die "no $NB/hot_threshold_faults: not the patched kernel"
 for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
 	echo "bench: $(basename "$t"): nodes $(cat "$t/nodelist")"
 done

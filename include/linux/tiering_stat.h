@@ -2,20 +2,17 @@
 /*
  * One accounting layer for tiering migrations.
  *
- * Every path that moves pages between memory tiers (DAMOS migrate_hot and
- * migrate_cold, NUMA-balancing promotion, reclaim demotion) reports each
- * migration batch here, once: the layer charges the per-node vmstat items
- * (summed in /proc/vmstat) and emits the tiering:tiering_migrate tracepoint.
- * Reclaim demotion keeps charging its pgdemote_* items itself, which tell
- * kswapd, direct reclaim and khugepaged apart; the layer traces its batches.
- * NUMA-balancing promotion also reports each candidate's decision
- * (tiering:tiering_promote_decision).
+ * Every path that moves pages between memory tiers reports each migration
+ * batch here, once (enum tiering_reason): the layer charges the per-node
+ * vmstat items of the reason (summed in /proc/vmstat) and emits the
+ * tiering:tiering_migrate tracepoint.  Reclaim demotion keeps charging its
+ * pgdemote_* items itself, which tell kswapd, direct reclaim and khugepaged
+ * apart; the layer traces its batches.
  */
 #ifndef _LINUX_TIERING_STAT_H
 #define _LINUX_TIERING_STAT_H
 
 #include <linux/mmzone.h>
-#include <linux/numa_hint_latency.h>
 #include <linux/tracepoint-defs.h>
 #include <linux/types.h>
 
@@ -25,7 +22,6 @@ struct mem_cgroup;
  * enum tiering_reason - which path made a tiering migration
  * @TIERING_DAMON_HOT: DAMOS migrate_hot
  * @TIERING_DAMON_COLD: DAMOS migrate_cold
- * @TIERING_NUMA_HINT: NUMA-balancing promotion at a hint fault
  * @TIERING_DEMOTION: reclaim demotion to a lower tier (counted by reclaim
  *	itself in pgdemote_*, traced here)
  * @NR_TIERING_REASONS: number of reasons
@@ -33,7 +29,6 @@ struct mem_cgroup;
 enum tiering_reason {
 	TIERING_DAMON_HOT,
 	TIERING_DAMON_COLD,
-	TIERING_NUMA_HINT,
 	TIERING_DEMOTION,
 	NR_TIERING_REASONS
 };
@@ -102,45 +97,5 @@ static inline void tiering_account(int src_nid, int dst_nid,
 	tiering_account_memcg(NULL, src_nid, dst_nid, nr_moved, nr_failed,
 			      reason);
 }
-
-#ifdef CONFIG_NUMA_BALANCING
-DECLARE_TRACEPOINT(tiering_promote_decision);
-
-void __tiering_promote_decision(int src_nid, int dst_nid,
-				unsigned int nr_pages, unsigned int latency,
-				unsigned int threshold,
-				enum numa_hint_latency_mode mode,
-				enum numa_hint_decision decision);
-
-/**
- * tiering_promote_decision() - report a NUMA-balancing promotion decision
- * @src_nid: lower-tier node of the faulting folio
- * @dst_nid: top-tier node it would be promoted to
- * @nr_pages: base pages in the folio
- * @latency: its hint-fault latency, in the unit of @mode (0 if not taken)
- * @threshold: the threshold it was compared with (0 if none)
- * @mode: unit of @latency and @threshold
- * @decision: the outcome
- *
- * Called for every tiering candidate at a hint fault.  A decision to
- * promote counts nothing here (the migration reports what moves), so with
- * the tracepoint off it costs a static branch and no call; rejections and
- * traced decisions go to __tiering_promote_decision().
- */
-static inline void tiering_promote_decision(int src_nid, int dst_nid,
-					    unsigned int nr_pages,
-					    unsigned int latency,
-					    unsigned int threshold,
-					    enum numa_hint_latency_mode mode,
-					    enum numa_hint_decision decision)
-{
-	if ((decision == NUMA_HINT_PROMOTE ||
-	     decision == NUMA_HINT_FREE_SPACE) &&
-	    !tracepoint_enabled(tiering_promote_decision))
-		return;
-	__tiering_promote_decision(src_nid, dst_nid, nr_pages, latency,
-				   threshold, mode, decision);
-}
-#endif
 
 #endif /* _LINUX_TIERING_STAT_H */

@@ -16,9 +16,6 @@ static void tiering_stat_test_charge_nid(struct kunit *test)
 	/* down a tier: source, like pgdemote_* */
 	KUNIT_EXPECT_EQ(test, tiering_charge_nid(TIERING_DAMON_COLD, 0, 2), 0);
 	KUNIT_EXPECT_EQ(test, tiering_charge_nid(TIERING_DAMON_COLD, 1, 2), 1);
-	/* promotion: destination, as pgpromote_success always was */
-	if (IS_ENABLED(CONFIG_NUMA_BALANCING))
-		KUNIT_EXPECT_EQ(test, tiering_charge_nid(TIERING_NUMA_HINT, 2, 1), 1);
 }
 
 static void tiering_stat_test_every_reason_has_items(struct kunit *test)
@@ -34,11 +31,6 @@ static void tiering_stat_test_every_reason_has_items(struct kunit *test)
 		/* no damon_migrate_* items without DAMON_PADDR, which moves them */
 		if ((i == TIERING_DAMON_HOT || i == TIERING_DAMON_COLD) &&
 		    !IS_ENABLED(CONFIG_DAMON_PADDR)) {
-			KUNIT_EXPECT_FALSE(test, tiering_stats[i].counted);
-			continue;
-		}
-		/* no pgpromote_* items without NUMA balancing: nothing to charge */
-		if (i == TIERING_NUMA_HINT && !IS_ENABLED(CONFIG_NUMA_BALANCING)) {
 			KUNIT_EXPECT_FALSE(test, tiering_stats[i].counted);
 			continue;
 		}

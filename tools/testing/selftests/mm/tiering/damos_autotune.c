@@ -10,14 +10,17 @@
  * temporal goal tuner gives the whole quota while a goal is missed and none
  * once it is met, and stops at a node memory goal within a charge window,
  * and the tuned intervals stay within their limits and are read back with
- * update_tuned_intervals.
+ * update_tuned_intervals.  Two threads that commit two kdamonds at once,
+ * one whose input is wrong, each get their own kdamond's result.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -550,6 +553,249 @@ TEST_F_TIMEOUT(autotune, tuned_intervals_within_limits, 120)
 	ASSERT_EQ(write_file(KD "/state", "update_tuned_intervals"), 0);
 	EXPECT_EQ(read_long(INTERVALS "/sample_us"), 20000);
 	EXPECT_EQ(read_long(INTERVALS "/aggr_us"), 400000);
+}
+
+/*
+ * Concurrent commits.  DAMON's sysfs has one command request slot for all
+ * kdamonds: a writer of 'commit' posts its request, drops the lock and
+ * sleeps until the kdamond has handled it, then relocks with a trylock.
+ * By then another writer may have posted, and had handled, a request of
+ * its own: each writer must still get its own request's result.
+ */
+#define NR_KDAMONDS	2
+#define NR_COMMITS	200
+/* a write refused busy is retried every millisecond, for up to a minute */
+#define BUSY_RETRIES	60000
+/* under kdamonds/N/ */
+#define KD_ATTRS	"contexts/0/monitoring_attrs"
+
+/* write kdamond @kd's @file (a path under kdamonds/@kd/) */
+static __printf(3, 4) int kd_write(int kd, const char *file,
+				   const char *fmt, ...)
+{
+	char path[192], val[64];
+	va_list ap;
+
+	snprintf(path, sizeof(path), DAMON_ADMIN "/kdamonds/%d/%s", kd, file);
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	return write_file(path, "%s", val);
+}
+
+/*
+ * Read kdamond @kd's @file, without the newline.  state and pid take
+ * DAMON's sysfs lock with a trylock and fail with EBUSY while another
+ * writer holds it: read again.
+ */
+static int kd_read(int kd, const char *file, char *buf, size_t len)
+{
+	char path[192];
+	int ret, try = 0;
+
+	snprintf(path, sizeof(path), DAMON_ADMIN "/kdamonds/%d/%s", kd, file);
+	while ((ret = read_file(path, buf, len)) == -EBUSY && ++try < BUSY_RETRIES)
+		usleep(1000);
+	if (ret >= 0)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ret;
+}
+
+static long kd_pid(int kd)
+{
+	char buf[32];
+
+	if (kd_read(kd, "pid", buf, sizeof(buf)) < 0)
+		return -__LONG_MAX__ - 1;
+	return strtol(buf, NULL, 0);
+}
+
+/*
+ * Write @cmd to kdamond @kd's state.  A write that finds DAMON's sysfs lock
+ * taken, or the request slot of all kdamonds holding another writer's
+ * request, fails with EBUSY without doing anything: write again.
+ *
+ * Return: the result of the first write not refused busy (-EBUSY if all
+ * were, for a minute); @busy, if not NULL, counts the refused ones.
+ */
+static int kd_state(int kd, const char *cmd, long *busy)
+{
+	int ret, try = 0;
+
+	while ((ret = kd_write(kd, "state", "%s", cmd)) == -EBUSY &&
+	       ++try < BUSY_RETRIES) {
+		if (busy)
+			(*busy)++;
+		usleep(1000);
+	}
+	return ret;
+}
+
+/*
+ * Kdamond @kd: one paddr context on [start, end) sampled every 5 ms,
+ * aggregated every 100 ms, and one migrate_cold scheme to node0 whose
+ * access pattern (sizes 0 to 0, the default) matches no region: nothing
+ * moves, and a commit builds and checks the whole input.
+ */
+static int setup_kdamond(int kd, unsigned long start, unsigned long end)
+{
+	int err;
+
+	err = kd_write(kd, "contexts/nr_contexts", "1");
+	err = err ? err : kd_write(kd, "contexts/0/operations", "paddr");
+	err = err ? err : kd_write(kd, KD_ATTRS "/intervals/sample_us", "5000");
+	err = err ? err : kd_write(kd, KD_ATTRS "/intervals/aggr_us", "100000");
+	err = err ? err : kd_write(kd, KD_ATTRS "/intervals/update_us", "1000000");
+	err = err ? err : kd_write(kd, KD_ATTRS "/nr_regions/min", "10");
+	err = err ? err : kd_write(kd, KD_ATTRS "/nr_regions/max", "100");
+	err = err ? err : kd_write(kd, "contexts/0/targets/nr_targets", "1");
+	err = err ? err : kd_write(kd, "contexts/0/targets/0/regions/nr_regions", "1");
+	err = err ? err : kd_write(kd, "contexts/0/targets/0/regions/0/end", "%lu", end);
+	err = err ? err : kd_write(kd, "contexts/0/targets/0/regions/0/start", "%lu", start);
+	err = err ? err : kd_write(kd, "contexts/0/schemes/nr_schemes", "1");
+	err = err ? err : kd_write(kd, "contexts/0/schemes/0/action", "migrate_cold");
+	return err ? err : kd_write(kd, "contexts/0/schemes/0/target_nid", "%d", FAST_NODE);
+}
+
+/**
+ * struct committer - a thread that commits one kdamond again and again
+ * @kd: the kdamond
+ * @start: where the threads wait for each other
+ * @ok: commits that succeeded
+ * @einval: commits that failed with EINVAL
+ * @other: commits that failed otherwise (or stayed busy for a minute)
+ * @other_err: the last of those errors
+ * @busy: writes refused busy, and retried
+ * @secs: how long the thread's commits took
+ * @thread: the thread
+ */
+struct committer {
+	int kd;
+	pthread_barrier_t *start;
+	long ok, einval, other, busy;
+	int other_err;
+	double secs;
+	pthread_t thread;
+};
+
+static void *commit_loop(void *arg)
+{
+	struct committer *c = arg;
+	struct timespec t0, t1;
+
+	pthread_barrier_wait(c->start);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < NR_COMMITS; i++) {
+		int ret = kd_state(c->kd, "commit", &c->busy);
+
+		if (!ret) {
+			c->ok++;
+		} else if (ret == -EINVAL) {
+			c->einval++;
+		} else {
+			c->other++;
+			c->other_err = ret;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	c->secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return NULL;
+}
+
+FIXTURE(commits) {
+	bool kdamonds;
+};
+
+FIXTURE_SETUP(commits)
+{
+	unsigned long start, end;
+
+	self->kdamonds = false;
+	if (access(DAMON_ADMIN, F_OK))
+		SKIP(return, "no DAMON sysfs interface");
+	if (access("/sys/devices/system/node/node2", F_OK))
+		SKIP(return, "no node2: not the tiered lab");
+	ASSERT_EQ(read_long(DAMON_ADMIN "/kdamonds/nr_kdamonds"), 0);
+	ASSERT_EQ(node_phys_range(SLOW_NODE, &start, &end), 0);
+	ASSERT_EQ(write_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", "%d", NR_KDAMONDS), 0);
+	self->kdamonds = true;
+	for (int kd = 0; kd < NR_KDAMONDS; kd++)
+		ASSERT_EQ(setup_kdamond(kd, start, end), 0);
+}
+
+FIXTURE_TEARDOWN(commits)
+{
+	char buf[16];
+	int err, try = 0;
+
+	if (!self->kdamonds)
+		return;
+	for (int kd = 0; kd < NR_KDAMONDS; kd++) {
+		if (kd_read(kd, "state", buf, sizeof(buf)) > 0 && !strcmp(buf, "on"))
+			EXPECT_EQ(kd_state(kd, "off", NULL), 0);
+	}
+	while ((err = write_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", "0")) == -EBUSY &&
+	       ++try < BUSY_RETRIES)
+		usleep(1000);
+	EXPECT_EQ(err, 0);
+}
+
+/*
+ * Two kdamonds run with valid input; then kdamond 0's target_nid is unset
+ * (-1), which a migrate scheme cannot commit with.  Two threads commit,
+ * one each kdamond, NR_COMMITS times each, at once: every commit of
+ * kdamond 0 fails with EINVAL, every commit of kdamond 1 succeeds, and
+ * both kdamonds keep running.
+ */
+TEST_F_TIMEOUT(commits, concurrent_commits_get_own_errors, 600)
+{
+	struct committer c[NR_KDAMONDS] = {};
+	pthread_barrier_t start;
+	long pid[NR_KDAMONDS];
+	char buf[16];
+
+	for (int kd = 0; kd < NR_KDAMONDS; kd++) {
+		ASSERT_EQ(kd_state(kd, "on", NULL), 0);
+		pid[kd] = kd_pid(kd);
+		ASSERT_GT(pid[kd], 0);
+	}
+	for (int kd = 0; kd < NR_KDAMONDS; kd++)
+		ASSERT_EQ(kd_state(kd, "commit", NULL), 0);
+	ASSERT_EQ(kd_write(0, "contexts/0/schemes/0/target_nid", "-1"), 0);
+	ASSERT_EQ(kd_state(0, "commit", NULL), -EINVAL);
+	ASSERT_EQ(kd_read(0, "state", buf, sizeof(buf)), 3);
+	ASSERT_STREQ(buf, "on");
+
+	ASSERT_EQ(pthread_barrier_init(&start, NULL, NR_KDAMONDS), 0);
+	for (int kd = 0; kd < NR_KDAMONDS; kd++) {
+		c[kd].kd = kd;
+		c[kd].start = &start;
+		ASSERT_EQ(pthread_create(&c[kd].thread, NULL, commit_loop, &c[kd]), 0);
+	}
+	for (int kd = 0; kd < NR_KDAMONDS; kd++)
+		ASSERT_EQ(pthread_join(c[kd].thread, NULL), 0);
+	pthread_barrier_destroy(&start);
+
+	for (int kd = 0; kd < NR_KDAMONDS; kd++)
+		TH_LOG("kdamond %d, %d commits, %.1f s: ok %ld EINVAL %ld other %ld (%d) busy %ld",
+		       kd, NR_COMMITS, c[kd].secs, c[kd].ok, c[kd].einval,
+		       c[kd].other, c[kd].other_err, c[kd].busy);
+	EXPECT_EQ(c[0].einval, NR_COMMITS);
+	EXPECT_EQ(c[0].ok, 0);
+	EXPECT_EQ(c[0].other, 0);
+	EXPECT_EQ(c[1].ok, NR_COMMITS);
+	EXPECT_EQ(c[1].einval, 0);
+	EXPECT_EQ(c[1].other, 0);
+	/* the same kdamonds still run: a rejected commit terminated none */
+	for (int kd = 0; kd < NR_KDAMONDS; kd++) {
+		EXPECT_EQ(kd_read(kd, "state", buf, sizeof(buf)), 3);
+		EXPECT_STREQ(buf, "on");
+		EXPECT_EQ(kd_pid(kd), pid[kd]);
+	}
+	/* and kdamond 0 takes valid input again */
+	ASSERT_EQ(kd_write(0, "contexts/0/schemes/0/target_nid", "%d", FAST_NODE), 0);
+	EXPECT_EQ(kd_state(0, "commit", NULL), 0);
+	EXPECT_EQ(kd_pid(0), pid[0]);
 }
 
 TEST_HARNESS_MAIN

@@ -3,20 +3,24 @@
  * Fuzz the knobs of the tiering series: DAMOS target_nid (and, next to it,
  * action and the kdamond's state), the DAMON self-tuning files (a filter's
  * allow, a quota goal's nid, the quotas' goal_tuner, the intervals goal's
- * access_bp), and the NUMA hint-latency debugfs knobs hint_latency_mode,
+ * access_bp), the numa_balancing sysctl (whose bit 4 is the fault-count
+ * hint latency) and the NUMA hint-latency debugfs knobs
  * hot_threshold_faults, hot_repeat and hint_refresh.
  *
  * Every write is random: bytes of random length (0, 1, short, the page
  * size and past it), NUL bytes and non-ASCII, leading and trailing white
  * space, numbers at and past every integer limit in every base.  Each
  * write's outcome is predicted by a model of the kernel's parsers
- * (lib/kstrtox.c with base 0, sysfs_streq(), kernfs' page-size limit):
- * a write the model accepts must return its length and read back as the
- * parsed value; a write the model rejects must fail with EINVAL (ERANGE
- * where kstrtoul()'s error is returned as is, as for the intervals goal)
- * and leave the value as it was.  The last test races writers against commit, on
- * and off.  The inputs come from a seeded generator: the seed is logged,
- * and KNOB_FUZZ_SEED replays it.  KNOB_FUZZ_WRITES (default 100000) is the
+ * (lib/kstrtox.c with base 0, sysfs_streq(), kernfs' page-size limit,
+ * proc_dointvec_minmax() for the sysctl):
+ * a write the model accepts must return its length (for the sysctl, the
+ * count the model gives: proc_dointvec() stops after the number and its
+ * white space) and read back as the parsed value; a write the model
+ * rejects must fail with EINVAL (ERANGE where kstrtoul()'s error is
+ * returned as is, as for the intervals goal) and leave the value as it
+ * was.  The last test races writers against commit, on and off.  The
+ * inputs come from a seeded generator: the seed is logged, and
+ * KNOB_FUZZ_SEED replays it.  KNOB_FUZZ_WRITES (default 100000) is the
  * total number of writes, shared by the tests.
  */
 #define _GNU_SOURCE
@@ -39,8 +43,8 @@
 #define SCHEMES		CTX "/schemes"
 #define SCHEME0		SCHEMES "/0"
 #define IGOAL		CTX "/monitoring_attrs/intervals/intervals_goal"
+#define NB		"/proc/sys/kernel/numa_balancing"
 #define NB_DEBUG	"/sys/kernel/debug/sched/numa_balancing"
-#define MODE		NB_DEBUG "/hint_latency_mode"
 #define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
 #define REPEAT		NB_DEBUG "/hot_repeat"
 #define REFRESH		NB_DEBUG "/hint_refresh"
@@ -48,7 +52,7 @@
 #define LOG_MAX		20	/* mismatches logged in full per test */
 
 enum knob_type {
-	K_NID, K_ACTION, K_STATE, K_MODE, K_THRESH, K_REPEAT,
+	K_NID, K_ACTION, K_STATE, K_NB, K_THRESH, K_REPEAT,
 	K_GOAL_NID, K_BOOL, K_TUNER, K_UL,
 };
 
@@ -67,7 +71,6 @@ static const char * const state_cmds[] = {
 	"update_schemes_effective_quotas",
 };
 
-static const char * const modes[] = { "time", "faults" };
 static const char * const tuners[] = { "consist", "temporal" };
 static const char * const bools[] = {
 	"Y", "N", "y", "n", "1", "0", "on", "off", "true", "false", "o", "e",
@@ -252,6 +255,113 @@ static int model_kstrtobool(const char *s, bool *res)
 	return -EINVAL;
 }
 
+/* lib/ctype.c: the kernel's isspace() (Latin-1: 0xa0 is a space too) */
+static bool k_isspace(unsigned char c)
+{
+	return (c >= '\t' && c <= '\r') || c == ' ' || c == 0xa0;
+}
+
+static bool k_isxdigit(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/*
+ * kernel.numa_balancing: sysctl_numa_balancing() parses one int with
+ * proc_dointvec_minmax() in [0, 7] and then refuses the fault-count bit (4)
+ * without the tiering bit (2).  The model follows 6.12's kernel/sysctl.c
+ * (__do_proc_dointvec(), proc_get_long(), strtoul_lenient()) byte for
+ * byte; unlike the kstrto*() parsers above, a NUL byte does not end the
+ * input but is a byte that is neither a space nor a digit:
+ * - a write of 0 bytes is a no-op that returns 0;
+ * - at most PAGE_SIZE - 1 bytes are looked at, the rest is ignored;
+ * - leading isspace() is skipped (the kernel's: \t-\r, ' ', 0xa0); then
+ *   an optional '-' (not '+'), which must be followed by a digit;
+ * - the number: base 0 (0x/0X hex if a hex digit follows, 0 octal, else
+ *   decimal), digits as far as they go; overflow of an unsigned long,
+ *   beyond INT_MAX (INT_MIN negated) or outside [0, 7]: EINVAL;
+ * - sign and number must take fewer than 21 bytes (TMPBUFLEN - 1), else
+ *   EINVAL;
+ * - the byte after the number, if any, must be ' ', '\t' or '\n', else
+ *   EINVAL; after it isspace() is skipped, and if anything is left the
+ *   write returns a short count (the bytes up to there): the value is
+ *   taken all the same;
+ * - every rejection is EINVAL and leaves the value as it was.
+ * Nothing here is a guess at an edge of the parser: each rule is a line
+ * of the 6.12 source, so the fuzz is not restricted to a subset of inputs.
+ */
+static enum verdict model_numa_balancing(const char *in, size_t len, char *val,
+					 size_t vlen, ssize_t *ret)
+{
+	size_t n = len < (size_t)page_size - 1 ? len : (size_t)page_size - 1;
+	unsigned long long v = 0;
+	size_t i = 0, w, took;
+	unsigned int base = 10;
+	bool overflow = false;
+	char tmp[22];	/* proc_get_long()'s TMPBUFLEN */
+	const char *p;
+	long long x;
+
+	if (!len)
+		return V_NOOP;
+	while (i < n && k_isspace(in[i]))
+		i++;
+	if (i == n)
+		return V_REJECT;
+	w = n - i < sizeof(tmp) - 1 ? n - i : sizeof(tmp) - 1;
+	memcpy(tmp, in + i, w);
+	tmp[w] = '\0';
+	p = tmp;
+	if (*p == '-' && n - i > 1)
+		p++;
+	if (*p < '0' || *p > '9')
+		return V_REJECT;
+	if (p[0] == '0') {
+		if ((p[1] | 0x20) == 'x' && k_isxdigit(p[2])) {
+			base = 16;
+			p += 2;
+		} else {
+			base = 8;
+		}
+	}
+	for (;; p++) {
+		unsigned int c = (unsigned char)*p, d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		if (d >= base)
+			break;
+		if (v > (ULLONG_MAX - d) / base)
+			overflow = true;
+		v = v * base + d;
+	}
+	took = p - tmp;
+	if (overflow || took == sizeof(tmp) - 1)
+		return V_REJECT;
+	if (took < n - i && *p != ' ' && *p != '\t' && *p != '\n')
+		return V_REJECT;
+	if (tmp[0] == '-') {
+		if (v > (unsigned long long)INT_MAX + 1)
+			return V_REJECT;
+		x = -(long long)v;
+	} else {
+		if (v > INT_MAX)
+			return V_REJECT;
+		x = v;
+	}
+	if (x < 0 || x > 7 || ((x & 4) && !(x & 2)))
+		return V_REJECT;
+	for (i += took; i < n && k_isspace(in[i]); i++)
+		;
+	*ret = len - (n - i);
+	snprintf(val, vlen, "%lld\n", x);
+	return V_ACCEPT;
+}
+
 /*
  * What writing @in (@len bytes) to a knob of @type does, and the value it
  * reads back as if accepted (@val), the return value of the write if
@@ -268,6 +378,8 @@ static enum verdict model(enum knob_type type, const char *in, size_t len,
 	int i;
 
 	*rej = EINVAL;
+	if (type == K_NB)
+		return model_numa_balancing(in, len, val, vlen, ret);
 	switch (type) {
 	case K_NID:
 	case K_ACTION:
@@ -281,9 +393,7 @@ static enum verdict model(enum knob_type type, const char *in, size_t len,
 		if (!eff)
 			return V_NOOP;
 		break;
-	case K_MODE:
-		if (len >= 16)
-			return V_REJECT;
+	case K_NB:
 		break;
 	case K_REPEAT:
 		if (len >= 4)
@@ -295,7 +405,7 @@ static enum verdict model(enum knob_type type, const char *in, size_t len,
 			return V_REJECT;
 		break;
 	}
-	*ret = type == K_THRESH || type == K_MODE || type == K_REPEAT ?
+	*ret = type == K_THRESH || type == K_REPEAT ?
 		(ssize_t)len : (ssize_t)eff;
 	memcpy(s, in, eff);
 	s[eff] = '\0';	/* the parsers stop at the first NUL */
@@ -321,12 +431,8 @@ static enum verdict model(enum knob_type type, const char *in, size_t len,
 		/* only garbage is written to state outside the race test */
 		return match(state_cmds, ARRAY_SIZE(state_cmds), s) < 0 ?
 			V_REJECT : V_EITHER;
-	case K_MODE:
-		i = match(modes, ARRAY_SIZE(modes), s);
-		if (i < 0)
-			return V_REJECT;
-		snprintf(val, vlen, "%s\n", modes[i]);
-		return V_ACCEPT;
+	case K_NB:	/* model_numa_balancing() above */
+		return V_EITHER;
 	case K_REPEAT:
 		i = match(repeats, ARRAY_SIZE(repeats), s);
 		if (i < 0)
@@ -393,9 +499,15 @@ static void token(enum knob_type type, unsigned long long *r, char *t, size_t n)
 	case K_STATE:
 		snprintf(t, n, "%s", state_cmds[rnd_below(r, ARRAY_SIZE(state_cmds))]);
 		break;
-	case K_MODE:
-		snprintf(t, n, "%s", modes[rnd_below(r, ARRAY_SIZE(modes))]);
+	case K_NB: {	/* -2..9, now and then in hex or octal */
+		int v = (int)rnd_below(r, 12) - 2;
+
+		if (v >= 0 && !rnd_below(r, 4))
+			snprintf(t, n, rnd_below(r, 2) ? "%#x" : "0%o", v);
+		else
+			snprintf(t, n, "%d", v);
 		break;
+	}
 	case K_REPEAT:
 		snprintf(t, n, "%s", repeats[rnd_below(r, ARRAY_SIZE(repeats))]);
 		break;
@@ -779,8 +891,7 @@ static int damon_setup(int nr_schemes)
 }
 
 FIXTURE(knobs) {
-	char mode[16];
-	long th, repeat, refresh;
+	long nb, th, repeat, refresh;
 };
 
 FIXTURE_SETUP(knobs)
@@ -789,8 +900,7 @@ FIXTURE_SETUP(knobs)
 	self->th = read_long(TH_FAULTS);
 	self->repeat = read_long(REPEAT);
 	self->refresh = read_long(REFRESH);
-	if (read_file(MODE, self->mode, sizeof(self->mode)) < 0)
-		self->mode[0] = '\0';
+	self->nb = read_long(NB);
 	if (!access(DAMON_ADMIN, F_OK))
 		ASSERT_EQ(read_long(DAMON_ADMIN "/kdamonds/nr_kdamonds"), 0);
 }
@@ -798,8 +908,8 @@ FIXTURE_SETUP(knobs)
 FIXTURE_TEARDOWN(knobs)
 {
 	damon_stop();
-	if (self->mode[0])
-		write_file(MODE, "%s", self->mode);
+	if (self->nb >= 0)
+		write_file(NB, "%ld", self->nb);
 	if (self->th >= 0)
 		write_file(TH_FAULTS, "%ld", self->th);
 	if (self->repeat >= 0)
@@ -879,12 +989,18 @@ TEST_F_TIMEOUT(knobs, state_garbage, 1800)
 	EXPECT_GT(kdamond_pid(), 0);
 }
 
-TEST_F_TIMEOUT(knobs, hint_latency_mode, 1800)
+/*
+ * kernel.numa_balancing, whose bit 4 (NUMA_BALANCING_TIERING_FAULTS) is the
+ * fault-count hint latency: 0-3, 6 and 7 are taken, 4 and 5 (the bit
+ * without tiering) are EINVAL like anything else (model_numa_balancing()).
+ */
+TEST_F_TIMEOUT(knobs, numa_balancing, 1800)
 {
-	if (!self->mode[0])
-		SKIP(return, "no %s: kernel without the fault-count hint latency",
-		     MODE);
-	EXPECT_EQ(fuzz(_metadata, MODE, K_MODE, budget(8)), 0);
+	if (self->nb < 0)
+		SKIP(return, "no %s: kernel without NUMA balancing", NB);
+	if (vmstat("/proc/vmstat", "numa_hint_faults_tiering") < 0)
+		SKIP(return, "kernel without the fault-count hint latency");
+	EXPECT_EQ(fuzz(_metadata, NB, K_NB, budget(8)), 0);
 }
 
 TEST_F_TIMEOUT(knobs, hot_repeat, 1800)
@@ -1083,9 +1199,9 @@ static void *racer_main(void *arg)
 				usleep(1000);
 			break;
 		default: {
-			enum knob_type t = rnd_below(&x->r, 2) ? K_MODE : K_THRESH;
+			enum knob_type t = rnd_below(&x->r, 2) ? K_NB : K_THRESH;
 
-			p = t == K_MODE ? MODE : TH_FAULTS;
+			p = t == K_NB ? NB : TH_FAULTS;
 			len = gen(t, &x->r, in);
 			ret = write_path(p, in, len, &err);
 			ok = ret >= 0 || err == EINVAL;
@@ -1111,7 +1227,7 @@ TEST_F_TIMEOUT(knobs, writers_race_commit_on_off, 3600)
 
 	if (access(DAMON_ADMIN, F_OK))
 		SKIP(return, "no DAMON sysfs interface");
-	if (!self->mode[0] || self->th < 0)
+	if (self->nb < 0 || self->th < 0)
 		nr--;	/* no NUMA knobs: race DAMON alone */
 	th_max = self->th >= 0 ? find_th_max() : 0;
 	ASSERT_EQ(damon_setup(2), 0);

@@ -5,10 +5,12 @@
  * promoted to node0; a set read once after the scanner marked it is not,
  * neither with hot_repeat 1 (a first fault never promotes) nor, beyond the
  * threshold's worth of pages, with a small fixed threshold, and is with
- * hot_repeat 0 (the default) under the automatic threshold; the mode, a
- * bit of the numa_balancing sysctl, decides which unit the promotion
- * decisions are taken in, as the tiering tracepoint shows; and the knobs
- * reject bad values with EINVAL.
+ * hot_repeat 0 (the default) under the automatic threshold; the mode, bit
+ * NUMA_BALANCING_TIERING_FAULTS (4) of the numa_balancing sysctl, decides
+ * which unit the promotion decisions are taken in, as the tiering
+ * tracepoint shows; the knobs reject bad values with EINVAL; and
+ * numa_balancing takes 0-3, 6 and 7 only: the fault-count bit without the
+ * tiering bit (4, 5) is EINVAL and changes nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,7 +31,6 @@
 #define PAGE		4096UL
 #define NB		"/proc/sys/kernel/numa_balancing"
 #define NB_DEBUG	"/sys/kernel/debug/sched/numa_balancing"
-#define MODE		NB_DEBUG "/hint_latency_mode"
 #define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
 #define CLOCK		NB_DEBUG "/hint_clock"
 #define REPEAT		NB_DEBUG "/hot_repeat"
@@ -44,18 +45,40 @@
 FIXTURE(hint) {
 	long saved_nb, saved_delay, saved_min, saved_th, saved_repeat;
 	long saved_refresh;
-	char saved_mode[16];
 	char saved_clock[16];
 };
+
+/* the fault-count hint latency is in the kernel: its counter is there */
+static bool have_faults_mode(void)
+{
+	return vmstat("/proc/vmstat", "numa_hint_faults_tiering") >= 0;
+}
+
+/*
+ * The hint latency in fault counts (@faults) or in ms: bit NB_FAULTS of
+ * numa_balancing, with NB_TIERING set (the kernel refuses the fault-count
+ * bit without it) and NUMA_BALANCING_NORMAL as it was.
+ */
+static int set_faults_mode(bool faults)
+{
+	long nb = read_long(NB);
+
+	if (nb < 0)
+		return -1;
+	nb |= NB_TIERING;
+	nb = faults ? nb | NB_FAULTS : nb & ~NB_FAULTS;
+	return write_file(NB, "%ld", nb);
+}
 
 FIXTURE_SETUP(hint)
 {
 	self->saved_nb = read_long(NB);
 	if (self->saved_nb < 0)
 		SKIP(return, "no NUMA balancing");
-	if (read_file(MODE, self->saved_mode, sizeof(self->saved_mode)) < 0)
-		SKIP(return, "no %s: kernel without fault-count hint latency",
-		     MODE);
+	if (!have_faults_mode())
+		SKIP(return, "kernel without fault-count hint latency");
+	if (access(TH_FAULTS, F_OK))
+		SKIP(return, "no %s (CONFIG_SCHED_DEBUG=n?)", TH_FAULTS);
 	if (mem_tier_of(SLOW_NODE) < 0 ||
 	    mem_tier_of(SLOW_NODE) <= mem_tier_of(FAST_NODE))
 		SKIP(return, "node%d is not in a lower memory tier than node%d",
@@ -79,7 +102,6 @@ FIXTURE_TEARDOWN(hint)
 {
 	write_file(DECISION, "0");
 	write_file(NB, "%ld", self->saved_nb);
-	write_file(MODE, "%s", self->saved_mode);
 	/* through 0: each scope accepts it, so the pair restores in any order */
 	if (self->saved_clock[0]) {
 		write_file(TH_FAULTS, "0");
@@ -279,22 +301,23 @@ static void count_decisions(const char *mode, long *with, long *other,
 }
 
 /*
- * In hint_latency_mode @mode, run one child reading @pages repeatedly with
- * tiering_promote_decision traced, and count its events as count_decisions()
- * does.  Return: 0, or -1 if a step failed.
+ * In fault-count mode (@faults) or time mode, run one child reading @pages
+ * once with tiering_promote_decision traced, and count its events as
+ * count_decisions() does.  Return: 0, or -1 if a step failed.
  */
-static int decisions_in_mode(const char *mode, long pages, long threshold,
+static int decisions_in_mode(bool faults, long pages, long threshold,
 			     long *with, long *other, long *threshold_ok)
 {
 	struct job j;
 
-	if (write_file(MODE, "%s", mode) || trace_clear() ||
+	if (set_faults_mode(faults) || trace_clear() ||
 	    write_file(DECISION, "1"))
 		return -1;
 	if (run_child(pages, true, 0, &j) || write_file(DECISION, "0") ||
 	    j.err)
 		return -1;
-	count_decisions(mode, with, other, threshold_ok, threshold);
+	count_decisions(faults ? "faults" : "time", with, other, threshold_ok,
+			threshold);
 	return 0;
 }
 
@@ -315,7 +338,7 @@ static int faults_mode_run(long th, int repeat, long pages, bool once,
 {
 	struct promo_stat a, b;
 
-	if (write_file(MODE, "faults") || write_file(TH_FAULTS, "%ld", th) ||
+	if (set_faults_mode(true) || write_file(TH_FAULTS, "%ld", th) ||
 	    write_file(REPEAT, "%d", repeat))
 		return -1;
 	promo_stat(&a);
@@ -462,9 +485,10 @@ TEST_F_TIMEOUT(hint, faults_mode_without_refresh_keeps_stamps, 3 * WAIT_S + 60)
 }
 
 /*
- * The mode knob decides: the same sweep is decided in "time" mode, then in
- * "faults" mode with a fixed threshold, and the tracepoint shows each
- * decision in the mode set at the time and, in faults mode, the threshold.
+ * The mode bit decides: the same sweep is decided in "time" mode
+ * (numa_balancing 2), then in "faults" mode (6) with a fixed threshold,
+ * and the tracepoint shows each decision in the mode set at the time and,
+ * in faults mode, the threshold.
  */
 TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
 {
@@ -475,13 +499,13 @@ TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
 		SKIP(return, "no tiering_promote_decision tracepoint");
 	ASSERT_EQ(write_file(TH_FAULTS, "%ld", th), 0);
 
-	ASSERT_EQ(decisions_in_mode("time", pages, th, &with, &other, &th_ok), 0);
+	ASSERT_EQ(decisions_in_mode(false, pages, th, &with, &other, &th_ok), 0);
 	TH_LOG("time mode: %ld decisions in time mode, %ld in another", with,
 	       other);
 	EXPECT_GE(with, pages * 9 / 10);
 	EXPECT_EQ(other, 0);
 
-	ASSERT_EQ(decisions_in_mode("faults", pages, th, &with, &other, &th_ok),
+	ASSERT_EQ(decisions_in_mode(true, pages, th, &with, &other, &th_ok),
 		  0);
 	TH_LOG("faults mode: %ld decisions in faults mode (%ld at threshold=%ld), %ld in another",
 	       with, th_ok, th, other);
@@ -493,11 +517,6 @@ TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
 /* Bad values: EINVAL, and the knob keeps its value. */
 TEST_F(hint, knobs_reject_bad_values)
 {
-	static const char * const bad_modes[] = {
-		"\n", "fault", "times", "1", "0", "faults extra",
-		"TIME", "faults\n\n", "time faults",
-		"a-much-longer-string-than-any-mode",
-	};
 	static const char * const bad_th[] = {
 		"abc", "-1", "1.5", "0x", "12abc", "1 2", "\n",
 		/* beyond 2^30, then beyond unsigned int */
@@ -509,21 +528,7 @@ TEST_F(hint, knobs_reject_bad_values)
 		"", "\n", "2", "-1", "yes", "on", "01", "1 ", "1\n\n", "true",
 		"auto", "02",
 	};
-	char buf[64];
 	size_t i, j;
-
-	ASSERT_EQ(write_file(MODE, "faults\n"), 0);
-	ASSERT_GT(read_file(MODE, buf, sizeof(buf)), 0);
-	ASSERT_STREQ(buf, "faults\n");
-	for (i = 0; i < ARRAY_SIZE(bad_modes); i++) {
-		EXPECT_EQ(write_file(MODE, "%s", bad_modes[i]), -EINVAL)
-			TH_LOG("mode \"%s\" accepted", bad_modes[i]);
-		read_file(MODE, buf, sizeof(buf));
-		EXPECT_STREQ(buf, "faults\n");
-	}
-	ASSERT_EQ(write_file(MODE, "time"), 0);
-	read_file(MODE, buf, sizeof(buf));
-	EXPECT_STREQ(buf, "time\n");
 
 	ASSERT_EQ(write_file(TH_FAULTS, "77"), 0);
 	for (i = 0; i < ARRAY_SIZE(bad_th); i++) {
@@ -554,33 +559,67 @@ TEST_F(hint, knobs_reject_bad_values)
 	}
 }
 
+FIXTURE(sysctl) {
+	long saved_nb;
+};
+
+FIXTURE_SETUP(sysctl)
+{
+	self->saved_nb = read_long(NB);
+	if (self->saved_nb < 0)
+		SKIP(return, "no %s: kernel without NUMA balancing", NB);
+	if (!have_faults_mode())
+		SKIP(return, "kernel without fault-count hint latency");
+}
+
+FIXTURE_TEARDOWN(sysctl)
+{
+	if (self->saved_nb >= 0)
+		write_file(NB, "%ld", self->saved_nb);
+}
+
 /*
  * The mode is bit NUMA_BALANCING_TIERING_FAULTS (4) of the numa_balancing
- * sysctl: setting it there shows in hint_latency_mode and the reverse;
- * values beyond the known bits are EINVAL and change nothing.
+ * sysctl, and means something only with NUMA_BALANCING_MEMORY_TIERING (2):
+ * 0, 1, 2, 3, 6 and 7 are taken, from any of them, and read back as
+ * written; the fault-count bit without the tiering bit (4, 5), values
+ * beyond the known bits and non-numbers are EINVAL and change nothing.
  */
-TEST_F(hint, mode_is_a_numa_balancing_bit)
+TEST_F(sysctl, numa_balancing_values)
 {
-	static const char * const bad[] = { "8", "-1", "15", "2x" };
-	char buf[64];
-	size_t i;
+	static const int good[] = { 0, 1, 2, 3, 6, 7 };
+	static const char * const bad[] = {
+		"4", "5", "4\n", " 5", "0x4", "05", "8", "12", "13", "14",
+		"15", "-1", "-4", "-6", "6x", "2x", "x6", "6.0", "\n", "abc",
+		"2147483648", "4294967302",
+	};
+	size_t i, j, k;
 
-	ASSERT_EQ(write_file(NB, "%d", NB_TIERING | NB_FAULTS), 0);
-	read_file(MODE, buf, sizeof(buf));
-	EXPECT_STREQ(buf, "faults\n");
-	ASSERT_EQ(write_file(NB, "%d", NB_TIERING), 0);
-	read_file(MODE, buf, sizeof(buf));
-	EXPECT_STREQ(buf, "time\n");
-	ASSERT_EQ(write_file(MODE, "faults"), 0);
-	EXPECT_EQ(read_long(NB), NB_TIERING | NB_FAULTS);
-	ASSERT_EQ(write_file(MODE, "time"), 0);
-	EXPECT_EQ(read_long(NB), NB_TIERING);
-	ASSERT_EQ(write_file(NB, "7"), 0);
-	EXPECT_EQ(read_long(NB), 7);
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(write_file(NB, "%s", bad[i]), -EINVAL)
-			TH_LOG("numa_balancing \"%s\" accepted", bad[i]);
-		EXPECT_EQ(read_long(NB), 7);
+	/*
+	 * Not here: "" (a write of 0 bytes is a no-op that returns 0) and
+	 * "6 7" (proc_dointvec takes the 6 and returns a short count).
+	 */
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		for (j = 0; j < ARRAY_SIZE(good); j++) {
+			ASSERT_EQ(write_file(NB, "%d", good[i]), 0);
+			EXPECT_EQ(write_file(NB, "%d\n", good[j]), 0)
+				TH_LOG("numa_balancing %d -> %d refused",
+				       good[i], good[j]);
+			EXPECT_EQ(read_long(NB), good[j])
+				TH_LOG("numa_balancing %d -> %d reads %ld",
+				       good[i], good[j], read_long(NB));
+		}
+		ASSERT_EQ(write_file(NB, "%d", good[i]), 0);
+		for (k = 0; k < ARRAY_SIZE(bad); k++) {
+			EXPECT_EQ(write_file(NB, "%s", bad[k]), -EINVAL)
+				TH_LOG("numa_balancing %d: \"%s\" not EINVAL",
+				       good[i], bad[k]);
+			EXPECT_EQ(read_long(NB), good[i])
+				TH_LOG("numa_balancing %d: \"%s\" left %ld",
+				       good[i], bad[k], read_long(NB));
+			/* the next value from good[i] again, had it changed */
+			ASSERT_EQ(write_file(NB, "%d", good[i]), 0);
+		}
 	}
 }
 

@@ -7,13 +7,13 @@
  * - two kdamonds run migrate_cold (node0 -> node2) and migrate_hot
  *   (node2 -> node0) at short intervals;
  * - NUMA balancing runs in tiering mode, its hint latency flipping between
- *   the time and faults modes;
+ *   the time and faults modes (bit 4 of numa_balancing: 2 and 6);
  * - a process keeps node0 under pressure, so reclaim demotes to node2;
  * - khugepaged is told to scan fast, and the THP verifier splits and
  *   collapses (MADV_COLLAPSE) its huge pages;
- * - a churner flips the series' knobs (target_nid, hint_latency_mode,
- *   hot_threshold_faults, hot_repeat, numa_balancing) and turns the kdamonds off, on
- *   and commits, while the migrations run.
+ * - a churner flips the series' knobs (target_nid, numa_balancing and its
+ *   fault-count bit, hot_threshold_faults, hot_repeat) and turns the
+ *   kdamonds off, on and commits, while the migrations run.
  *
  * Pass: no mismatched byte, no verifier killed, every knob write answered
  * as documented, and for each reason the counters (damon_migrate_hot/cold/
@@ -62,7 +62,6 @@
 #define FILE_REGION	(REGION / 4)
 #define NB		"/proc/sys/kernel/numa_balancing"
 #define NB_DEBUG	"/sys/kernel/debug/sched/numa_balancing"
-#define MODE		NB_DEBUG "/hint_latency_mode"
 #define TH_FAULTS	NB_DEBUG "/hot_threshold_faults"
 #define KHUGEPAGED	"/sys/kernel/mm/transparent_hugepage/khugepaged"
 #define DEMOTION	"/sys/kernel/mm/numa/demotion_enabled"
@@ -467,7 +466,6 @@ static void churn_check(struct churn *c, const char *what, int err, bool ok)
 
 static void *churner(void *arg)
 {
-	static const char * const modes[] = { "time", "faults" };
 	struct churn *c = arg;
 	unsigned int r = 1;
 
@@ -479,10 +477,27 @@ static void *churner(void *arg)
 		snprintf(p, sizeof(p), "%s/state", kd_path[k]);
 		read_file(p, state, sizeof(state));
 		switch (rand_r(&r) % 10) {
-		case 0:	/* hint-latency mode */
-			err = write_file(MODE, "%s", modes[rand_r(&r) % 2]);
-			churn_check(c, "hint_latency_mode", err, !err);
+		case 0: {	/* hint-latency mode: numa_balancing's bit 4 */
+			long nb = read_long(NB), want;
+
+			if (nb < 0) {
+				churn_check(c, "numa_balancing read", -EIO, false);
+				break;
+			}
+			if (!(rand_r(&r) % 8)) {
+				/* the fault-count bit without tiering: refused */
+				err = write_file(NB, "%ld", 4 | (nb & 1));
+				churn_check(c, "numa_balancing 4|5", err,
+					    err == -EINVAL && read_long(NB) == nb);
+				break;
+			}
+			/* flip bit 4, keep bit 2 (and bit 0 as it is) */
+			want = ((nb | 2) ^ 4) & 7;
+			err = write_file(NB, "%ld", want);
+			churn_check(c, "numa_balancing fault-count bit", err,
+				    !err && read_long(NB) == want);
 			break;
+		}
 		case 1:	/* automatic or a fixed threshold */
 			err = write_file(TH_FAULTS, "%u",
 					 rand_r(&r) % 2 ? 0 : rand_r(&r) % 4096);
@@ -679,7 +694,7 @@ static void progress(struct __test_metadata *_metadata, long secs,
 
 FIXTURE(stress) {
 	long nb, th, delay, min, hp0, hp2, khp[3];
-	char mode[16], demotion[16];
+	char demotion[16];
 };
 
 static const char * const khp_files[3] = {
@@ -695,9 +710,10 @@ FIXTURE_SETUP(stress)
 	    mem_tier_of(SLOW_NODE) <= mem_tier_of(FAST_NODE))
 		SKIP(return, "node%d is not in a lower memory tier than node%d",
 		     SLOW_NODE, FAST_NODE);
-	if (read_file(MODE, self->mode, sizeof(self->mode)) < 0)
-		SKIP(return, "no %s: kernel without the fault-count hint latency",
-		     MODE);
+	if (vmstat("/proc/vmstat", "numa_hint_faults_tiering") < 0)
+		SKIP(return, "kernel without the fault-count hint latency");
+	if (access(TH_FAULTS, F_OK))
+		SKIP(return, "no %s (CONFIG_SCHED_DEBUG=n?)", TH_FAULTS);
 	if (vmstat("/proc/vmstat", "damon_migrate_cold") < 0)
 		SKIP(return, "kernel without the tiering accounting layer");
 	if (access("/sys/kernel/tracing/instances", F_OK))
@@ -720,7 +736,6 @@ FIXTURE_TEARDOWN(stress)
 	damon_stop2();
 	if (self->nb >= 0)
 		write_file(NB, "%ld", self->nb);
-	write_file(MODE, "%s", self->mode);
 	if (self->th >= 0)
 		write_file(TH_FAULTS, "%ld", self->th);
 	if (self->delay >= 0)

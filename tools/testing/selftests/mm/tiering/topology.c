@@ -5,6 +5,7 @@
  * (from HMAT), and node2 the demotion target of node0 and node1.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,78 @@ static long pgdemote(void)
 	       vmstat("/proc/vmstat", "pgdemote_khugepaged");
 }
 
+/* the pid of node @nid's kswapd, or 0 */
+static int kswapd_pid(int nid)
+{
+	char want[32], comm[32], path[64];
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	int pid = 0, p;
+
+	snprintf(want, sizeof(want), "kswapd%d\n", nid);
+	while (dir && !pid && (d = readdir(dir))) {
+		p = atoi(d->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/comm", p);
+		if (p > 0 && read_file(path, comm, sizeof(comm)) > 0 &&
+		    !strcmp(comm, want))
+			pid = p;
+	}
+	if (dir)
+		closedir(dir);
+	return pid;
+}
+
+/* a task's state letter from /proc/<pid>/stat: 'S' for kswapd asleep */
+static char task_state(int pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return '?';
+	p = strrchr(buf, ')');
+	return p ? p[2] : '?';
+}
+
+/*
+ * The fill returns with node @nid below its high watermark, and its kswapd
+ * goes on demoting for a few seconds, in batches of up to 32 pages.  Those
+ * pages are isolated and, from their unmap to the end of their copy, mapped
+ * by migration entries, for which move_pages(2) reports -ENOENT: a query
+ * made while kswapd works can find a batch in flight, even the query right
+ * after one that found none.  So wait for the end of demotion itself:
+ * kswapd@nid asleep, no page isolated and no page demoted over the last
+ * second; then place the pages with one query and keep its result.
+ *
+ * Return: pages of that query without a node (0 unless a migration
+ * started anew), -1 if the query failed; *@quiet_s: seconds it took,
+ * @timeout_s if demotion did not stop (then the last query's result).
+ */
+static int count_after_demotion(int nid, void *buf, size_t len, long *counts,
+				int timeout_s, int *quiet_s)
+{
+	int pid = kswapd_pid(nid), bad = -1, s;
+	long last = -1;
+
+	for (s = 0; s < timeout_s; s++) {
+		long demoted, isolated;
+
+		vm_stat_refresh();
+		demoted = pgdemote();
+		isolated = vmstat("/proc/vmstat", "nr_isolated_anon");
+		if (demoted == last && isolated == 0 &&
+		    (!pid || task_state(pid) == 'S')) {
+			bad = count_pages_per_node(buf, len, counts);
+			if (!bad)
+				break;
+		}
+		last = demoted;
+		sleep(1);
+	}
+	*quiet_s = s;
+	return s < timeout_s ? bad : count_pages_per_node(buf, len, counts);
+}
+
 FIXTURE(demotion) {
 	char saved[16];
 };
@@ -88,6 +161,7 @@ TEST_F_TIMEOUT(demotion, node0_and_node1_demote_to_node2, 300)
 		size_t len = total + (128L << 20);
 		unsigned long mask = 1UL << nid;
 		long d0, demoted, traced, events, n;
+		int quiet_s;
 		char *buf;
 
 		ASSERT_GT(total, 0);
@@ -102,10 +176,12 @@ TEST_F_TIMEOUT(demotion, node0_and_node1_demote_to_node2, 300)
 		ASSERT_EQ(syscall(SYS_mbind, buf, len, MPOL_BIND, &mask,
 				  sizeof(mask) * 8, 0), 0);
 		fill_pattern(buf, len, nid);
-		/* pages still under migration have no node yet: let it settle */
-		for (int i = 0; i < 30 && count_pages_per_node(buf, len, counts); i++)
-			sleep(1);
-		ASSERT_EQ(count_pages_per_node(buf, len, counts), 0);
+		/* pages still under demotion have no node yet: wait for its end */
+		n = count_after_demotion(nid, buf, len, counts, 90, &quiet_s);
+		TH_LOG("node%d: demotion over %d s after the fill", nid, quiet_s);
+		EXPECT_LT(quiet_s, 90)
+			TH_LOG("kswapd%d still demoting after %d s", nid, quiet_s);
+		ASSERT_EQ(n, 0);
 		ASSERT_EQ(vm_stat_refresh(), 0);
 		demoted = pgdemote() - d0;
 		/* pgdemote_* are global: count both DRAM nodes' batches */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A freshly faulted huge page is zero in every byte: THP 2 MiB, hugetlb
- * 2 MiB and hugetlb 1 GiB, faulted first at the first, a middle or the last
- * subpage.  Before each fault the same huge pages were dirtied with a pattern
- * by another process and freed, so stale data would show.  For hugetlb the
- * pool holds exactly one page of the size under test, so the page that was
- * dirtied is the page that is faulted.
+ * Huge-page clearing: a freshly faulted huge page is zero in every byte.
+ * THP 2 MiB, hugetlb 2 MiB and hugetlb 1 GiB, faulted first at the first, a
+ * middle or the last subpage.  Before each fault the same huge pages were
+ * dirtied with a pattern by another process and freed, so stale data would
+ * show.  For hugetlb the pool holds exactly one page of the size under test,
+ * so the page that was dirtied is the page that is faulted.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "tiering_util.h"
+#include "thp_settings.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT	26
@@ -81,6 +81,33 @@ FIXTURE_VARIANT_ADD(huge_zero, hugetlb_1g_last) {
 
 static char pool_path[160];
 
+/* a sysfs number, or -1 if the file is not there (read_num() needs it) */
+static long read_long(const char *path)
+{
+	return access(path, R_OK) ? -1 : (long)read_num(path);
+}
+
+/*
+ * Ask for a pool of @pages pages; the caller reads the pool back to see what
+ * it got.  write_num() exits on a refused write (a gigantic pool cannot grow
+ * without CONFIG_CONTIG_ALLOC), so it runs in a child.
+ */
+static void set_pool(const char *path, long pages)
+{
+	pid_t pid;
+
+	if (read_long(path) == pages || access(path, W_OK))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		write_num(path, pages);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
 FIXTURE_SETUP(huge_zero)
 {
 	unsigned long kb = variant->size >> 10;
@@ -89,8 +116,8 @@ FIXTURE_SETUP(huge_zero)
 	self->size = variant->size;
 	self->saved_pool = -1;
 	if (variant->kind == THP) {
-		if (read_file("/sys/kernel/mm/transparent_hugepage/enabled",
-			      buf, sizeof(buf)) < 0 || strstr(buf, "[never]"))
+		if (!read_file("/sys/kernel/mm/transparent_hugepage/enabled",
+			       buf, sizeof(buf)) || strstr(buf, "[never]"))
 			SKIP(return, "THP not available");
 		return;
 	}
@@ -103,7 +130,7 @@ FIXTURE_SETUP(huge_zero)
 	self->saved_pool = read_long(pool_path);
 	if (self->saved_pool < 0)
 		SKIP(return, "no hugetlb %lu kB pages on node%d", kb, self->pool_node);
-	write_file(pool_path, "1");
+	set_pool(pool_path, 1);
 	if (read_long(pool_path) != 1)
 		SKIP(return, "cannot allocate a %lu kB page on node%d", kb,
 		     self->pool_node);
@@ -112,7 +139,7 @@ FIXTURE_SETUP(huge_zero)
 FIXTURE_TEARDOWN(huge_zero)
 {
 	if (self->saved_pool >= 0)
-		write_file(pool_path, "%ld", self->saved_pool);
+		set_pool(pool_path, self->saved_pool);
 }
 
 static char *map_huge(enum kind kind, size_t size)
