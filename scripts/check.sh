@@ -86,8 +86,10 @@ for f in "${NEW[@]}"; do
 done
 cd "$REPO" || exit 1
 
-# the series as git format-patch: git am applies it, same tree as assembled,
-# checkpatch --strict per exported patch (every step builds: export-series.sh --build)
+# the four series as git format-patch: each applies with git am alone on the
+# base plus the series it builds on, all four in order give the assembled
+# tree, checkpatch --strict per exported patch (every step builds:
+# export-series.sh --build, make matrix)
 # `make patches` without a git identity refuses, before doing anything
 if env -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1 \
 	GIT_CONFIG_GLOBAL=/dev/null scripts/export-series.sh > "$OUT/export-noid.log" 2>&1; then
@@ -104,6 +106,14 @@ while IFS=$'\t' read -r p res; do
 	case "$res" in
 	clean*) result "host/checkpatch/export/$p" pass ;;
 	*) result "host/checkpatch/export/$p" fail "$res" ;;
+	esac
+done
+sed -n 's/^export: (b) \([^ :]*\) applies on \(.*\): ok$/\1\t\2/p; s/^export: (b) \([^ :]*\): FAILED$/\1\tFAILED/p' \
+	"$OUT/export.log" |
+while IFS=$'\t' read -r name on; do
+	case "$on" in
+	FAILED) result "host/series-applies/$name" fail "see build/check/export.log" ;;
+	*) result "host/series-applies/$name" pass "on $on" ;;
 	esac
 done
 if [ $export_rc = 0 ]; then
