@@ -419,6 +419,26 @@ void numa_hint_reset_threshold(int src_nid)
 }
 
 /**
+ * numa_hint_match_unit() - match the unit of a node's clock to a threshold
+ * @pgdat: the node
+ * @th: its threshold, in hint faults
+ *
+ * Rebases the clock (numa_hint_rebase()) if @th wants another unit
+ * (numa_hint_unit_shift()).
+ */
+static void numa_hint_match_unit(struct pglist_data *pgdat, unsigned int th)
+{
+	unsigned int shift = numa_hint_unit_shift(th);
+	unsigned long base = READ_ONCE(pgdat->nbp_hint_base);
+
+	if ((base & NUMA_HINT_SHIFT_MASK) == shift)
+		return;
+	cmpxchg(&pgdat->nbp_hint_base, base,
+		numa_hint_rebase(node_page_state(pgdat, NUMA_HINT_FAULTS_TIERING),
+				 base, shift));
+}
+
+/**
  * numa_hint_node_threshold() - a lower-tier node's threshold, in faults
  * @pgdat: the node
  * @rate_limit: promotion rate limit, in pages per second
@@ -436,8 +456,8 @@ static unsigned int numa_hint_node_threshold(struct pglist_data *pgdat,
 					     unsigned int period)
 {
 	unsigned int th = READ_ONCE(numa_hint_threshold_faults);
-	unsigned int now, start, shift;
-	unsigned long nr_cand, ref_cand, base, raw;
+	unsigned int now, start;
+	unsigned long nr_cand, ref_cand;
 
 	if (!th) {
 		th = READ_ONCE(pgdat->nbp_fault_threshold) ? :
@@ -457,13 +477,7 @@ static unsigned int numa_hint_node_threshold(struct pglist_data *pgdat,
 		}
 	}
 	th = max(th, numa_hint_clock_slack(pgdat));
-	shift = numa_hint_unit_shift(th);
-	base = READ_ONCE(pgdat->nbp_hint_base);
-	if ((base & NUMA_HINT_SHIFT_MASK) != shift) {
-		raw = node_page_state(pgdat, NUMA_HINT_FAULTS_TIERING);
-		cmpxchg(&pgdat->nbp_hint_base, base,
-			numa_hint_rebase(raw, base, shift));
-	}
+	numa_hint_match_unit(pgdat, th);
 	return th;
 }
 
@@ -581,18 +595,31 @@ static int numa_hint_threshold_show(struct seq_file *m, void *v)
  * numa_hint_set_threshold() - set hot_threshold_faults
  * @val: 0 (automatic) or a fixed threshold
  *
+ * The unit of every node's clock follows at once, so that the stamps the
+ * scanner takes from now on are in the unit their faults will be read in.
+ *
  * Return: 0, or -EINVAL and nothing changed if @val exceeds the largest
  * latency a stamp of the current clock scope can express.
  */
 static int numa_hint_set_threshold(unsigned int val)
 {
-	int ret = 0;
+	struct pglist_data *pgdat;
+	unsigned int th;
+	int nid, ret = 0;
 
 	mutex_lock(&numa_hint_knob_lock);
-	if (val > numa_hint_threshold_max(READ_ONCE(numa_hint_clock_scope)))
+	if (val > numa_hint_threshold_max(READ_ONCE(numa_hint_clock_scope))) {
 		ret = -EINVAL;
-	else
+	} else {
 		WRITE_ONCE(numa_hint_threshold_faults, val);
+		for_each_node_state(nid, N_MEMORY) {
+			pgdat = NODE_DATA(nid);
+			th = val ? : READ_ONCE(pgdat->nbp_fault_threshold) ? :
+				NUMA_HINT_MAX_THRESHOLD_FAULTS;
+			th = max(th, numa_hint_clock_slack(pgdat));
+			numa_hint_match_unit(pgdat, th);
+		}
+	}
 	mutex_unlock(&numa_hint_knob_lock);
 	return ret;
 }

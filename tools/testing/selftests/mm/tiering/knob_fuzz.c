@@ -129,12 +129,19 @@ static unsigned long rnd_below(unsigned long long *s, unsigned long n)
 
 /* ---- the model of the kernel's parsers ---- */
 
-/* lib/kstrtox.c: _kstrtoull() with base 0 */
-static int model_kstrtoull_raw(const char *s, unsigned long long *res)
+/*
+ * lib/kstrtox.c's _parse_integer_fixup_radix() and _parse_integer(), which
+ * both kstrtoull() and proc_get_long() use: the base from the prefix ("0x"
+ * and a hex digit: 16, "0": 8, else 10), then the digits of that base.
+ * Advances *sp past the prefix and the digits and returns how many digits
+ * it took; *overflow is set if the value does not fit.
+ */
+static int model_parse_integer(const char **sp, unsigned long long *res,
+			       bool *overflow)
 {
+	const char *s = *sp;
 	unsigned long long v = 0;
 	unsigned int base = 10;
-	bool overflow = false;
 	int n = 0;
 
 	if (s[0] == '0') {
@@ -157,9 +164,21 @@ static int model_kstrtoull_raw(const char *s, unsigned long long *res)
 		if (d >= base)
 			break;
 		if (v > (ULLONG_MAX - d) / base)
-			overflow = true;
+			*overflow = true;
 		v = v * base + d;
 	}
+	*sp = s;
+	*res = v;
+	return n;
+}
+
+/* lib/kstrtox.c: _kstrtoull() with base 0 */
+static int model_kstrtoull_raw(const char *s, unsigned long long *res)
+{
+	unsigned long long v;
+	bool overflow = false;
+	int n = model_parse_integer(&s, &v, &overflow);
+
 	if (overflow)
 		return -ERANGE;
 	if (!n)
@@ -261,11 +280,6 @@ static bool k_isspace(unsigned char c)
 	return (c >= '\t' && c <= '\r') || c == ' ' || c == 0xa0;
 }
 
-static bool k_isxdigit(unsigned char c)
-{
-	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
-}
-
 /*
  * kernel.numa_balancing: sysctl_numa_balancing() parses one int with
  * proc_dointvec_minmax() in [0, 7] and then refuses the fault-count bit (4)
@@ -296,7 +310,6 @@ static enum verdict model_numa_balancing(const char *in, size_t len, char *val,
 	size_t n = len < (size_t)page_size - 1 ? len : (size_t)page_size - 1;
 	unsigned long long v = 0;
 	size_t i = 0, w, took;
-	unsigned int base = 10;
 	bool overflow = false;
 	char tmp[22];	/* proc_get_long()'s TMPBUFLEN */
 	const char *p;
@@ -316,29 +329,7 @@ static enum verdict model_numa_balancing(const char *in, size_t len, char *val,
 		p++;
 	if (*p < '0' || *p > '9')
 		return V_REJECT;
-	if (p[0] == '0') {
-		if ((p[1] | 0x20) == 'x' && k_isxdigit(p[2])) {
-			base = 16;
-			p += 2;
-		} else {
-			base = 8;
-		}
-	}
-	for (;; p++) {
-		unsigned int c = (unsigned char)*p, d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			d = (c | 0x20) - 'a' + 10;
-		else
-			break;
-		if (d >= base)
-			break;
-		if (v > (ULLONG_MAX - d) / base)
-			overflow = true;
-		v = v * base + d;
-	}
+	model_parse_integer(&p, &v, &overflow);
 	took = p - tmp;
 	if (overflow || took == sizeof(tmp) - 1)
 		return V_REJECT;
