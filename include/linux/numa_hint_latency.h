@@ -36,13 +36,11 @@ enum numa_hint_latency_mode {
 
 /**
  * enum numa_hint_clock_scope - whose hint faults the fault-count clock counts
- * @NUMA_HINT_CLOCK_NODE: those on folios of the faulting folio's node
- *	(pglist_data::nbp_hint_clock), the series' design
- * @NUMA_HINT_CLOCK_MM: those of the faulting process, the design of the
- *	RFC this follows:
- *	stamps in buckets of 2^NUMA_HINT_MM_BUCKET_SHIFT faults, a fixed
- *	threshold (NUMA_HINT_MM_THRESHOLD_FAULTS unless one is set), kept
- *	to compare the two
+ * @NUMA_HINT_CLOCK_NODE: those on folios of the faulting folio's node (its
+ *	NUMA_HINT_FAULTS_TIERING vmstat item); the default
+ * @NUMA_HINT_CLOCK_MM: those taken in the faulting folio's address space,
+ *	stamped in buckets of 2^NUMA_HINT_MM_BUCKET_SHIFT faults, against a
+ *	fixed threshold (NUMA_HINT_MM_THRESHOLD_FAULTS unless one is set)
  */
 enum numa_hint_clock_scope {
 	NUMA_HINT_CLOCK_NODE,

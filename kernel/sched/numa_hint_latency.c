@@ -171,9 +171,7 @@ unsigned int numa_hint_stamp_latency(unsigned int now, unsigned int stamp)
  *
  * A folio keeps count >> NUMA_HINT_MM_BUCKET_SHIFT in LAST_CPUPID_SHIFT
  * bits, so latencies are taken modulo 2^(16 + LAST_CPUPID_SHIFT), or
- * modulo 2^32, the clock's own range, if that is smaller.  The RFC took
- * the difference unmasked, which is the same while the count fits in the
- * stored bits and wrong after.
+ * modulo 2^32, the clock's own range, if that is smaller.
  *
  * Return: the mask.
  */
@@ -741,10 +739,9 @@ DEFINE_SHOW_STORE_ATTRIBUTE(numa_hint_bool);
  * slack (numa_hint_clock_slack(); the tracepoint shows the one applied).
  * hot_repeat: 1 promotes only pages that also took a hint fault in the scan
  * pass before, 0 (default) promotes on the first.
- * hint_clock: "node" (default) or "mm" (the RFC's per-process clock, for
- * comparison).
+ * hint_clock: "node" (default) or "mm" (a clock per address space).
  * hint_refresh: 0 (default) leaves the stamps of the folios the scanner
- * finds still PROT_NONE alone, 1 restamps them (the RFC's design).
+ * finds still PROT_NONE alone, 1 restamps them.
  * hot_repeat, hint_clock and hint_refresh select other designs, to compare
  * them with the default; they are not a tuning interface.
  */
