@@ -251,6 +251,9 @@ def export():
         dst = os.path.join(REPO, f)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         open(dst, 'w').write(git('show', '%s:%s' % (c, f)))
+        # the repo now holds this version: later edits are measured from it
+        os.makedirs(os.path.dirname(os.path.join(snap, f)), exist_ok=True)
+        shutil.copy2(dst, os.path.join(snap, f))
     gone = sorted(old_news - {f for f, _ in news})
     for f in gone:
         if os.path.exists(os.path.join(REPO, f)):
