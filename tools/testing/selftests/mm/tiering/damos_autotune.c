@@ -136,6 +136,8 @@ FIXTURE_SETUP(autotune)
 		SKIP(return, "no DAMON sysfs interface");
 	if (access("/sys/devices/system/node/node2", F_OK))
 		SKIP(return, "no node2: not the tiered lab");
+	if (damon_clear_stopped() == -EBUSY)
+		SKIP(return, "a kdamond runs: not this test's to stop");
 	ASSERT_EQ(read_long(DAMON_ADMIN "/kdamonds/nr_kdamonds"), 0);
 	ASSERT_EQ(node_phys_range(SLOW_NODE, &self->start, &self->end), 0);
 	ASSERT_EQ(setup("stat", -1, self->start, self->end), 0);
@@ -715,6 +717,8 @@ FIXTURE_SETUP(commits)
 		SKIP(return, "no DAMON sysfs interface");
 	if (access("/sys/devices/system/node/node2", F_OK))
 		SKIP(return, "no node2: not the tiered lab");
+	if (damon_clear_stopped() == -EBUSY)
+		SKIP(return, "a kdamond runs: not this test's to stop");
 	ASSERT_EQ(read_long(DAMON_ADMIN "/kdamonds/nr_kdamonds"), 0);
 	ASSERT_EQ(node_phys_range(SLOW_NODE, &start, &end), 0);
 	ASSERT_EQ(write_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", "%d", NR_KDAMONDS), 0);

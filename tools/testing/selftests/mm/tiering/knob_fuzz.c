@@ -892,8 +892,11 @@ FIXTURE_SETUP(knobs)
 	self->repeat = read_long(REPEAT);
 	self->refresh = read_long(REFRESH);
 	self->nb = read_long(NB);
-	if (!access(DAMON_ADMIN, F_OK))
+	if (!access(DAMON_ADMIN, F_OK)) {
+		if (damon_clear_stopped() == -EBUSY)
+			SKIP(return, "a kdamond runs: not this test's to stop");
 		ASSERT_EQ(read_long(DAMON_ADMIN "/kdamonds/nr_kdamonds"), 0);
+	}
 }
 
 FIXTURE_TEARDOWN(knobs)

@@ -614,6 +614,33 @@ int damon_stop(void)
 }
 
 /**
+ * damon_clear_stopped() - remove the kdamond directories, none running
+ *
+ * Tests, DAMON's own selftests among them, leave their kdamond directories
+ * behind once their kdamonds stop; writing 0 to nr_kdamonds removes them.
+ * A kdamond that runs is somebody else's and is left alone.
+ *
+ * Return: 0 once no kdamond directory is left, -EBUSY if a kdamond runs,
+ * or -errno of a failing sysfs access.
+ */
+int damon_clear_stopped(void)
+{
+	char p[128], buf[16];
+	int err, n;
+
+	err = read_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	n = atoi(buf);
+	for (int i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), DAMON_ADMIN "/kdamonds/%d/state", i);
+		if (read_file(p, buf, sizeof(buf)) > 0 && !strncmp(buf, "on", 2))
+			return -EBUSY;
+	}
+	return n ? write_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", "0") : 0;
+}
+
+/**
  * kdamond_pid() - the pid of kdamond 0
  *
  * DAMON's sysfs gives EBUSY while the kdamond holds its lock: the pid is

@@ -75,6 +75,7 @@ long trace_largest(int src, int dst, const char *reason);
 
 int damon_start(const struct damos_cfg *schemes, int nr_schemes);
 int damon_stop(void);
+int damon_clear_stopped(void);
 long damon_scheme_stat(int scheme, const char *stat);
 long kdamond_pid(void);
 
