@@ -335,6 +335,109 @@ out:
 }
 
 /**
+ * pgdemote() - pages demoted so far, by kswapd, direct reclaim and khugepaged
+ *
+ * Return: the sum of /proc/vmstat's pgdemote_* counters.
+ */
+long pgdemote(void)
+{
+	return vmstat("/proc/vmstat", "pgdemote_kswapd") +
+	       vmstat("/proc/vmstat", "pgdemote_direct") +
+	       vmstat("/proc/vmstat", "pgdemote_khugepaged");
+}
+
+/**
+ * kswapd_pid() - the pid of a node's kswapd
+ * @nid: the node
+ *
+ * Return: the pid of kswapd@nid, or 0.
+ */
+int kswapd_pid(int nid)
+{
+	char want[32], comm[32], path[64];
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	int pid = 0, p;
+
+	snprintf(want, sizeof(want), "kswapd%d\n", nid);
+	while (dir && !pid && (d = readdir(dir))) {
+		p = atoi(d->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/comm", p);
+		if (p > 0 && read_file(path, comm, sizeof(comm)) > 0 &&
+		    !strcmp(comm, want))
+			pid = p;
+	}
+	if (dir)
+		closedir(dir);
+	return pid;
+}
+
+/**
+ * task_state() - a task's state letter from /proc/<pid>/stat
+ * @pid: the task
+ *
+ * Return: the letter ('S' for kswapd asleep), or '?'.
+ */
+char task_state(int pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return '?';
+	p = strrchr(buf, ')');
+	return p ? p[2] : '?';
+}
+
+/**
+ * count_after_demotion() - place a range's pages once demotion has stopped
+ * @nid: the node the range is bound to, whose kswapd demotes
+ * @buf: start
+ * @len: bytes
+ * @counts: MAX_NODES entries, filled as by count_pages_per_node()
+ * @timeout_s: give up after this many seconds
+ * @quiet_s: where to store the seconds it took
+ *
+ * A fill past a node's memory returns with the node below its high
+ * watermark, and its kswapd goes on demoting for a few seconds, in batches
+ * of up to 32 pages.  Those
+ * pages are isolated and, from their unmap to the end of their copy, mapped
+ * by migration entries, for which move_pages(2) reports -ENOENT: a query
+ * made while kswapd works can find a batch in flight, even the query right
+ * after one that found none.  So wait for the end of demotion itself:
+ * kswapd@nid asleep, no page isolated and no page demoted over the last
+ * second; then place the pages with one query and keep its result.
+ *
+ * Return: pages of that query without a node (0 unless a migration
+ * started anew), -1 if the query failed; *@quiet_s: seconds it took,
+ * @timeout_s if demotion did not stop (then the last query's result).
+ */
+int count_after_demotion(int nid, void *buf, size_t len, long *counts,
+			 int timeout_s, int *quiet_s)
+{
+	int pid = kswapd_pid(nid), bad = -1, s;
+	long last = -1;
+
+	for (s = 0; s < timeout_s; s++) {
+		long demoted, isolated;
+
+		vm_stat_refresh();
+		demoted = pgdemote();
+		isolated = vmstat("/proc/vmstat", "nr_isolated_anon");
+		if (demoted == last && isolated == 0 &&
+		    (!pid || task_state(pid) == 'S')) {
+			bad = count_pages_per_node(buf, len, counts);
+			if (!bad)
+				break;
+		}
+		last = demoted;
+		sleep(1);
+	}
+	*quiet_s = s;
+	return s < timeout_s ? bad : count_pages_per_node(buf, len, counts);
+}
+
+/**
  * wait_for_pages_on_node() - poll a range's placement until enough is on a node
  * @buf: start
  * @len: bytes

@@ -47,6 +47,11 @@ int mem_tier_of(int nid);
 void *alloc_on_node(size_t len, int nid);
 int move_to_node(void *buf, size_t len, int nid);
 int count_pages_per_node(void *buf, size_t len, long *counts);
+long pgdemote(void);
+int kswapd_pid(int nid);
+char task_state(int pid);
+int count_after_demotion(int nid, void *buf, size_t len, long *counts,
+			 int timeout_s, int *quiet_s);
 long wait_for_pages_on_node(void *buf, size_t len, int nid, long want,
 			    int timeout_s, long *counts);
 void fill_pattern(void *buf, size_t len, unsigned int seed);

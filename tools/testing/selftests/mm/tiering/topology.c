@@ -5,7 +5,6 @@
  * (from HMAT), and node2 the demotion target of node0 and node1.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,85 +44,6 @@ TEST(node2_in_lower_tier)
 	/* a larger tier id means a larger abstract distance: slower */
 	EXPECT_EQ(t0, t1);
 	EXPECT_GT(t2, t0);
-}
-
-static long pgdemote(void)
-{
-	return vmstat("/proc/vmstat", "pgdemote_kswapd") +
-	       vmstat("/proc/vmstat", "pgdemote_direct") +
-	       vmstat("/proc/vmstat", "pgdemote_khugepaged");
-}
-
-/* the pid of node @nid's kswapd, or 0 */
-static int kswapd_pid(int nid)
-{
-	char want[32], comm[32], path[64];
-	struct dirent *d;
-	DIR *dir = opendir("/proc");
-	int pid = 0, p;
-
-	snprintf(want, sizeof(want), "kswapd%d\n", nid);
-	while (dir && !pid && (d = readdir(dir))) {
-		p = atoi(d->d_name);
-		snprintf(path, sizeof(path), "/proc/%d/comm", p);
-		if (p > 0 && read_file(path, comm, sizeof(comm)) > 0 &&
-		    !strcmp(comm, want))
-			pid = p;
-	}
-	if (dir)
-		closedir(dir);
-	return pid;
-}
-
-/* a task's state letter from /proc/<pid>/stat: 'S' for kswapd asleep */
-static char task_state(int pid)
-{
-	char path[64], buf[512], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return '?';
-	p = strrchr(buf, ')');
-	return p ? p[2] : '?';
-}
-
-/*
- * The fill returns with node @nid below its high watermark, and its kswapd
- * goes on demoting for a few seconds, in batches of up to 32 pages.  Those
- * pages are isolated and, from their unmap to the end of their copy, mapped
- * by migration entries, for which move_pages(2) reports -ENOENT: a query
- * made while kswapd works can find a batch in flight, even the query right
- * after one that found none.  So wait for the end of demotion itself:
- * kswapd@nid asleep, no page isolated and no page demoted over the last
- * second; then place the pages with one query and keep its result.
- *
- * Return: pages of that query without a node (0 unless a migration
- * started anew), -1 if the query failed; *@quiet_s: seconds it took,
- * @timeout_s if demotion did not stop (then the last query's result).
- */
-static int count_after_demotion(int nid, void *buf, size_t len, long *counts,
-				int timeout_s, int *quiet_s)
-{
-	int pid = kswapd_pid(nid), bad = -1, s;
-	long last = -1;
-
-	for (s = 0; s < timeout_s; s++) {
-		long demoted, isolated;
-
-		vm_stat_refresh();
-		demoted = pgdemote();
-		isolated = vmstat("/proc/vmstat", "nr_isolated_anon");
-		if (demoted == last && isolated == 0 &&
-		    (!pid || task_state(pid) == 'S')) {
-			bad = count_pages_per_node(buf, len, counts);
-			if (!bad)
-				break;
-		}
-		last = demoted;
-		sleep(1);
-	}
-	*quiet_s = s;
-	return s < timeout_s ? bad : count_pages_per_node(buf, len, counts);
 }
 
 FIXTURE(demotion) {

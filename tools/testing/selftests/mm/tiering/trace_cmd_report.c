@@ -50,7 +50,7 @@
 #define EV_DECISION	TRACING "/events/tiering/tiering_promote_decision/enable"
 #define PROMOTE_PAGES	2048
 #define PROMOTE_WAIT_S	300	/* for the set to be promoted */
-#define DEMOTE_WAIT_S	60	/* for pages under migration to settle */
+#define DEMOTE_WAIT_S	90	/* for kswapd's demotion to stop */
 /* for trace-cmd record to end, beyond PROMOTE_WAIT_S; then for the report */
 #define RECORD_WAIT_S	400
 #define REPORT_WAIT_S	120
@@ -67,14 +67,6 @@ static void spin_ms(long ms)
 	do
 		clock_gettime(CLOCK_MONOTONIC, &b);
 	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
-}
-
-static long pgdemote(void)
-{
-	vm_stat_refresh();
-	return vmstat("/proc/vmstat", "pgdemote_kswapd") +
-	       vmstat("/proc/vmstat", "pgdemote_direct") +
-	       vmstat("/proc/vmstat", "pgdemote_khugepaged");
 }
 
 /*
@@ -116,9 +108,12 @@ static long demote_phase(long *demoted)
 	long total = node_mem_total_kb(FAST_NODE) * 1024L, counts[MAX_NODES];
 	unsigned long mask = 1UL << FAST_NODE;
 	size_t len = total + (128L << 20);
-	long d0 = pgdemote();
+	long d0;
 	char *buf;
-	int i;
+	int quiet_s;
+
+	vm_stat_refresh();
+	d0 = pgdemote();
 
 	if (total <= 0)
 		return -1;
@@ -130,11 +125,11 @@ static long demote_phase(long *demoted)
 	if (syscall(SYS_mbind, buf, len, MPOL_BIND_, &mask, sizeof(mask) * 8, 0))
 		return -1;
 	fill_pattern(buf, len, 1);
-	/* pages still under migration have no node yet: let it settle */
-	for (i = 0; i < DEMOTE_WAIT_S && count_pages_per_node(buf, len, counts); i++)
-		sleep(1);
-	if (count_pages_per_node(buf, len, counts))
+	/* pages under demotion have no node yet: wait for demotion's end */
+	if (count_after_demotion(FAST_NODE, buf, len, counts, DEMOTE_WAIT_S,
+				 &quiet_s))
 		return -1;
+	vm_stat_refresh();
 	*demoted = pgdemote() - d0;
 	munmap(buf, len);
 	return counts[SLOW_NODE];
