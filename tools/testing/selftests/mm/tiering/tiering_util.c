@@ -400,13 +400,13 @@ char task_state(int pid)
  *
  * A fill past a node's memory returns with the node below its high
  * watermark, and its kswapd goes on demoting for a few seconds, in batches
- * of up to 32 pages.  Those
- * pages are isolated and, from their unmap to the end of their copy, mapped
- * by migration entries, for which move_pages(2) reports -ENOENT: a query
- * made while kswapd works can find a batch in flight, even the query right
- * after one that found none.  So wait for the end of demotion itself:
- * kswapd@nid asleep, no page isolated and no page demoted over the last
- * second; then place the pages with one query and keep its result.
+ * of up to 32 pages.  Those pages are isolated and, from their unmap to the
+ * end of their copy, mapped by migration entries, for which move_pages(2)
+ * reports -ENOENT: a query made while kswapd works can find a batch in
+ * flight, even the query right after one that found none.  So wait for the
+ * end of demotion itself: kswapd@nid asleep, no page isolated and no page
+ * demoted over the last second; then place the pages with one query and
+ * keep its result.
  *
  * Return: pages of that query without a node (0 unless a migration
  * started anew), -1 if the query failed; *@quiet_s: seconds it took,
