@@ -7,8 +7,8 @@
 # MODE: goals (default) or another goals mode; GOAL_PCT: the mode's
 # node0 used goal in percent (its RESULT MODE_goal_used_bp / 100; 99.7).
 #
-# CSV columns: mode,t_s,node0_used_bp,hot_goal_cur,hot_esz_per_s,
-# hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz_per_s,cold_sample_us,cold_aggr_us,
+# CSV columns: mode,t_s,node0_used_bp,hot_goal_used_bp,hot_esz_per_s,
+# hot_sample_us,hot_aggr_us,cold_goal_free_bp,cold_esz_per_s,cold_sample_us,cold_aggr_us,
 # node0_pcp_pages (free pages in node0's per-cpu lists, not in MemFree),
 # damon_migrate_hot,damon_migrate_cold (/proc/vmstat, since boot)
 if (ARGC < 2) {
@@ -31,7 +31,7 @@ set xlabel "time since DAMON came on (s, TCG)"
 set ylabel "node0 used (%)"
 set yrange [80:100.2]
 plot csv using 2:(@is_goals ? $3 / 100.0 : NaN) with lines lw 2 title "node0 used (meminfo)", \
-	'' using 2:(@is_goals ? $4 / 100.0 : NaN) with points pt 7 ps 0.4 title "migrate_hot goal current_value", \
+	'' using 2:(@is_goals ? $4 / 100.0 : NaN) with points pt 7 ps 0.4 title "node0 used as its goal measures it (per-cpu free pages free)", \
 	goal with lines dt 2 lc rgb "gray" title sprintf("goal %.2f%%", goal), \
 	goal - 0.5 with lines dt 3 lc rgb "gray" title "goal - 0.5 pp"
 

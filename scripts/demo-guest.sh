@@ -28,7 +28,7 @@
 # the recipe's 0.5% free goal is never reached and migrate_cold, which
 # would make room, stays idle (see bench/README, goals mode).
 # Every PERIOD_S it prints where each set's pages are, node0's use, each
-# goal with its current value, effective quota and tuned intervals, the
+# goal, effective quota and tuned intervals, the
 # migration counters of /proc/vmstat and the stats of both schemes; it stops
 # when the hot set is at least PASS_PCT% on node0, or after MAX_S.  Exit 0
 # if it is and the schemes' stats account for the pages moved, 1 if not.
@@ -132,8 +132,8 @@ show_vmstat()
 	echo "$line"
 }
 
-# update I: refresh the stats, effective quota, goal current value and
-# tuned intervals files of kdamond I
+# update I: refresh the stats, effective quota and tuned intervals files
+# of kdamond I
 update()
 {
 	w update_schemes_stats $ADMIN/kdamonds/$1/state
@@ -159,11 +159,12 @@ show_node0()
 		$((GOAL_USED_BP / 100)) $((GOAL_USED_BP % 100))
 }
 
-# show_schemes LABEL: per scheme its goal, the goal's current value, the
-# effective quota, the tuned intervals and the stats, as last updated.
+# show_schemes LABEL: per scheme its goal (the kernel does not write back
+# what it measured: show_node0 gives node0's use), the effective quota, the
+# tuned intervals and the stats, as last updated.
 show_schemes()
 {
-	local i d iv action metric target cur esz sample aggr nt st na sa
+	local i d iv action metric target nid esz sample aggr nt st na sa
 
 	for i in 0 1; do
 		d=$ADMIN/kdamonds/$i/contexts/0/schemes/0
@@ -171,7 +172,7 @@ show_schemes()
 		read -r action < $d/action
 		read -r metric < $d/quotas/goals/0/target_metric
 		read -r target < $d/quotas/goals/0/target_value
-		read -r cur < $d/quotas/goals/0/current_value
+		read -r nid < $d/quotas/goals/0/nid
 		read -r esz < $d/quotas/effective_bytes
 		read -r sample < $iv/sample_us
 		read -r aggr < $iv/aggr_us
@@ -179,8 +180,8 @@ show_schemes()
 		read -r st < $d/stats/sz_tried
 		read -r na < $d/stats/nr_applied
 		read -r sa < $d/stats/sz_applied
-		printf '%s damos %-12s goal %s %d, current %d; quota %d KiB/s; sample %d us, aggr %d us\n' \
-			"$1" $action $metric $target $cur $((esz / 1024)) $sample $aggr
+		printf '%s damos %-12s goal %s %d on node%d; quota %d KiB/s; sample %d us, aggr %d us\n' \
+			"$1" $action $metric $target $nid $((esz / 1024)) $sample $aggr
 		printf '%s       %-12s tried %5d regions %8d KiB, applied %5d regions %6d KiB\n' \
 			"$1" "" $nt $((st / 1024)) $na $((sa / 1024))
 	done

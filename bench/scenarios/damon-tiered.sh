@@ -263,10 +263,14 @@ kdamond_goals()
 }
 
 # sample_goals: every 2 s until killed, a line of GOALS_CSV: node0's use,
-# the goals' current values, the effective quotas and the tuned intervals.
+# node0's use and free memory as the node_mem_* goals measure them (the
+# free pages of node0's per-cpu lists counted free: the series drains those
+# lists before each measurement; the kernel does not show what it measured),
+# the effective quotas and the tuned intervals.
 sample_goals()
 {
-	local t0 used total free k sz cur aggr line
+	local t0 used total free pcp k sz goal aggr line
+	local page_kb=$(($(getconf PAGESIZE) / 1024))
 
 	uptime_cs
 	t0=$REPLY
@@ -280,19 +284,24 @@ sample_goals()
 		read -r total free <<< "$(awk '$3 == "MemTotal:" { t = $4 }
 			$3 == "MemFree:" { f = $4 } END { print t, f }' \
 			/sys/devices/system/node/node$FAST/meminfo)"
+		# free pages held in node0's per-cpu lists: MemFree leaves them out
+		pcp=$(awk -v n=$FAST '$1 == "Node" { on = ($2 == n ",") }
+			on && $1 == "count:" { c += $2 } END { print c + 0 }' /proc/zoneinfo)
 		used=$(((total - free) * 10000 / total))
 		line+=",$used"
 		for k in 1 0; do
-			read -r cur < $ADMIN/kdamonds/$k/contexts/0/schemes/0/quotas/goals/0/current_value
+			if [ $k = 1 ]; then
+				goal=$(((total - free - pcp * page_kb) * 10000 / total))
+			else
+				goal=$(((free + pcp * page_kb) * 10000 / total))
+			fi
 			read -r sz < $ADMIN/kdamonds/$k/contexts/0/schemes/0/quotas/effective_bytes
 			sz=$((sz * 1000 / goal_window_ms))	# per second
 			read -r sample < $ADMIN/kdamonds/$k/contexts/0/monitoring_attrs/intervals/sample_us
 			read -r aggr < $ADMIN/kdamonds/$k/contexts/0/monitoring_attrs/intervals/aggr_us
-			line+=",$cur,$sz,$sample,$aggr"
+			line+=",$goal,$sz,$sample,$aggr"
 		done
-		# free pages held in node0's per-cpu lists: MemFree leaves them out
-		line+=",$(awk -v n=$FAST '$1 == "Node" { on = ($2 == n ",") }
-			on && $1 == "count:" { c += $2 } END { print c + 0 }' /proc/zoneinfo)"
+		line+=",$pcp"
 		line+=",$(awk '$1 == "damon_migrate_hot" { h = $2 }
 			$1 == "damon_migrate_cold" { c = $2 } END { print h "," c }' /proc/vmstat)"
 		echo "$line" >> "$GOALS_CSV"
@@ -717,7 +726,7 @@ echo never > /sys/kernel/mm/transparent_hugepage/enabled
 # a mode, where it would count as node memory in use
 [ -e $AGGR_EVENT/enable ] && echo 4096 > $TRACE/buffer_size_kb
 echo "mode,t_s,damon,node0,node1,node2,other,node0_pct" > "$CSV"
-echo "mode,t_s,node0_used_bp,hot_goal_cur,hot_esz_per_s,hot_sample_us,hot_aggr_us,cold_goal_cur,cold_esz_per_s,cold_sample_us,cold_aggr_us,node0_pcp_pages,damon_migrate_hot,damon_migrate_cold" > "$GOALS_CSV"
+echo "mode,t_s,node0_used_bp,hot_goal_used_bp,hot_esz_per_s,hot_sample_us,hot_aggr_us,cold_goal_free_bp,cold_esz_per_s,cold_sample_us,cold_aggr_us,node0_pcp_pages,damon_migrate_hot,damon_migrate_cold" > "$GOALS_CSV"
 echo "bench: hot set $HOT_MIB MiB; node$FAST left with $HOT_FAST_MIB MiB free;" \
 	"runs ${RUN_NONE_S}s (none), ${RUN_S}s (early, lazy); lazy: DAMON on at ${LAZY_S}s"
 echo "bench: DAMON: sample ${SAMPLE_US}us aggr ${AGGR_US}us update ${UPDATE_US}us;" \
