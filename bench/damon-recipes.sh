@@ -2,11 +2,17 @@
 # DAMON tiering set up through sysfs, for the bench scenarios (sourced):
 # one paddr kdamond per node, hand-tuned (kdamond) or self-tuned by
 # mainline's recipe (kdamond_goals, the layout of damo's
-# scripts/mem_tier.sh).  The caller defines die() and w VALUE FILE (write or
-# die), and sets ADMIN (/sys/kernel/mm/damon/admin), FAST, ULONG_MAX,
-# UINT_MAX; kdamond also reads SAMPLE_US, AGGR_US and UPDATE_US,
-# kdamond_goals goal_min_sample_us, goal_apply_us, goal_window_ms and
-# goal_window_b.
+# scripts/mem_tier.sh), and w VALUE FILE to write a sysfs file.  The
+# caller defines die MESSAGE and sets ADMIN (/sys/kernel/mm/damon/admin),
+# FAST, ULONG_MAX and UINT_MAX; kdamond also reads SAMPLE_US, AGGR_US and
+# UPDATE_US, kdamond_goals goal_min_sample_us, goal_apply_us,
+# goal_window_ms and goal_window_b.
+
+# w VALUE FILE: write a sysfs file, or die naming it.
+w()
+{
+	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
+}
 
 # node_ranges NID: the physical address ranges of node NID, one "start end"
 # line per run of contiguous memory blocks (scripts/demo-guest.sh).

@@ -117,12 +117,6 @@ die()
 	exit 1
 }
 
-# w VALUE FILE: write a sysfs file, or die naming it.
-w()
-{
-	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
-}
-
 vmstat_snap()
 {
 	local k v n vmstat
