@@ -10,6 +10,7 @@ PKGS=(
 	build-essential flex bison bc cpio kmod libelf-dev libssl-dev
 	xz-utils patch rsync git ccache python3 perl
 	qemu-system-x86 busybox-static numactl trace-cmd gnuplot-nox rt-tests python3-ply
+	redis-server redis-tools
 	gcc-aarch64-linux-gnu
 )
 

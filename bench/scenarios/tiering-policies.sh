@@ -1,0 +1,364 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kernels: patched
+# timeout: 5400
+#
+# Which tiering to turn on: every policy of POLICIES on every workload of
+# WORKLOADS (W1 W2), in one boot, with the same seeds (runs in the lab
+# guest, patched kernel: it reads the series' counters and files).
+#
+# Workload W1 (build/bench/bin/phases, bench/phases.c): W1_MIB (default
+# 1.5x node0's MemTotal) of anonymous memory in W1_REGIONS (10) regions,
+# bound to node0 and node2 with MPOL_F_NUMA_BALANCING, CPU on node0;
+# W1_PHASES (3) phases of W1_PHASE_S (60) seconds, each with its own
+# ranking of the regions' access weights (seed W1_SEED).  The metric is the
+# DRAM share of accesses, sampled every 2 s with move_pages(2), against an
+# oracle that puts the hottest regions first into node0's free memory.
+#
+# Workload W2, the seed RFC's Redis case with Debian's redis-server and
+# redis-benchmark: redis-server (CPU0, numactl -b --membind=0,2) gets a
+# cold dataset first (DEBUG POPULATE, W2_COLD_KEYS values of 20,000 bytes,
+# default node0's MemTotal / 20 KB: it fills node0), then a hot one
+# (redis-benchmark SET, W2_HOT_KEYS keys, default 10000, 200 MB), which
+# lands on node2.  Then W2_WINDOWS (12) runs of W2_REQS (20000) random GETs
+# of the hot keys (redis-benchmark on CPU1, 4 clients, pipeline 16), each
+# giving ops/s and latencies; the policy should bring the hot keys to
+# node0.  At the end, redis-server's pages per node (numa_maps).
+#
+# Policies (each starts from the same state: DAMON off, NUMA balancing
+# off, reclaim demotion on, caches dropped, memory compacted):
+#   P0   demotion only (numa_balancing 0, demotion_enabled 1)
+#   P1   NUMA-balancing tiering, time mode, defaults (numa_balancing 2)
+#   P2@MS  P1 with hot_threshold_ms MS (P2 alone: P2_HOT_MS, 10000)
+#   P3   NUMA-balancing tiering, fault-count mode (numa_balancing 6)
+#   P4   DAMON, mainline's self-tuned recipe as damo's scripts/mem_tier.sh
+#        writes it (bench/damon-recipes.sh: kdamond_goals): node0 99.7%
+#        used / 0.5% free goals, intervals goal 4% 3 5ms 10s, 200 MiB/s
+#        quotas, young filters, the "consist" tuner
+#   P5   P4 with the "temporal" goal tuner on both schemes
+#   P6   hand-tuned DAMOS: damon-tiered's "early" (20 ms / 400 ms,
+#        migrate_cold after 4 s idle, migrate_hot on any access, no quota)
+#   P7   P1's promotion with P4's migrate_cold doing the demotion
+# Reclaim demotion stays on under every policy: it is what keeps a full
+# node0 allocating, and what a tiered machine runs.
+#
+# Output: the workload's RESULT lines per policy (W1: POLICY_key, W2:
+# W2_POLICY_key), the
+# policy's vmstat deltas and kdamond CPU time, the samples of every policy
+# in /mnt/lab/tiering-policies.csv (plotted by bench/tiering-policies.gp),
+# and a table.  Times are TCG (emulated), not hardware.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$REPO/build/bench/bin/phases
+OUTDIR=${BENCH_OUT:-/mnt/lab}
+CSV=$OUTDIR/tiering-policies.csv
+W2_CSV=$OUTDIR/tiering-policies-redis.csv
+POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7}
+WORKLOADS=${WORKLOADS:-W1 W2}
+W2_HOT_KEYS=${W2_HOT_KEYS:-10000} W2_WINDOWS=${W2_WINDOWS:-12} W2_REQS=${W2_REQS:-20000}
+W2_PORT=6390
+FAST=0 SLOW=2
+W1_REGIONS=${W1_REGIONS:-10} W1_PHASES=${W1_PHASES:-3}
+W1_PHASE_S=${W1_PHASE_S:-60} W1_SEED=${W1_SEED:-42}
+P2_HOT_MS=${P2_HOT_MS:-10000}
+ADMIN=/sys/kernel/mm/damon/admin
+ULONG_MAX=18446744073709551615
+UINT_MAX=4294967295
+SAMPLE_US=20000 AGGR_US=400000 UPDATE_US=2000000 COLD_AGE_MS=4000
+COUNTERS=(pgpromote_success pgpromote_candidate numa_hint_faults
+	numa_hint_faults_tiering pgdemote_kswapd pgdemote_direct
+	damon_migrate_hot damon_migrate_cold damon_migrate_fail
+	pgmigrate_fail oom_kill)
+declare -A V0 VM R
+TMP=$(mktemp -d)
+w1_pid=
+redis_pid=
+
+die()
+{
+	echo "bench: tiering-policies: $*" >&2
+	exit 1
+}
+
+# shellcheck source=bench/damon-recipes.sh
+. "$REPO/bench/damon-recipes.sh"
+
+vmstat_snap()
+{
+	local k v vmstat
+
+	echo 1 > /proc/sys/vm/stat_refresh
+	read -r -d '' vmstat < /proc/vmstat
+	while read -r k v; do
+		VM[$k]=$v
+	done <<< "$vmstat"
+}
+
+# kdamonds_cs: the CPU time (utime + stime) of the running kdamonds, in
+# centiseconds
+kdamonds_cs()
+{
+	local i n pid stat cs=0 hz
+
+	hz=$(getconf CLK_TCK)
+	read -r n < $ADMIN/kdamonds/nr_kdamonds
+	for ((i = 0; i < n; i++)); do
+		read -r pid < $ADMIN/kdamonds/$i/pid
+		[ "$pid" -gt 0 ] || continue
+		read -r stat < /proc/$pid/stat
+		read -ra stat <<< "${stat##*) }"
+		cs=$((cs + (stat[11] + stat[12]) * 100 / hz))
+	done
+	echo $cs
+}
+
+damon_off()
+{
+	local i n
+
+	read -r n < $ADMIN/kdamonds/nr_kdamonds
+	for ((i = 0; i < n; i++)); do
+		echo off > $ADMIN/kdamonds/$i/state 2>/dev/null
+	done
+	w 0 $ADMIN/kdamonds/nr_kdamonds
+}
+
+# reset: every policy off, reclaim demotion on, a clean start
+reset()
+{
+	damon_off
+	w 0 /proc/sys/kernel/numa_balancing
+	w 1000 /sys/kernel/debug/sched/numa_balancing/hot_threshold_ms
+	w true /sys/kernel/mm/numa/demotion_enabled
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	echo 1 > /proc/sys/vm/compact_memory
+}
+
+# recipe TUNER [cold-only]: mainline's self-tuned recipe (damo's
+# scripts/mem_tier.sh), both schemes tuned by TUNER; "cold-only" starts
+# only its migrate_cold kdamond
+recipe()
+{
+	local i n=2
+
+	goal_min_sample_us=5000 goal_apply_us=1000000
+	goal_window_ms=1000 goal_window_b=$((200 << 20))
+	[ "${2:-}" = cold-only ] && n=1
+	w $n $ADMIN/kdamonds/nr_kdamonds
+	kdamond_goals 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp 50 N "$1"
+	[ $n = 2 ] && kdamond_goals 1 $SLOW migrate_hot $FAST 1 node_mem_used_bp 9970 Y "$1"
+	for ((i = 0; i < n; i++)); do
+		w on $ADMIN/kdamonds/$i/state
+	done
+}
+
+# policy_on POLICY
+policy_on()
+{
+	local i
+
+	case $1 in
+	P0) ;;
+	P1) w 2 /proc/sys/kernel/numa_balancing ;;
+	P2|P2@*)
+		w 2 /proc/sys/kernel/numa_balancing
+		i=${1#P2@}
+		[ "$i" = P2 ] && i=$P2_HOT_MS
+		w "$i" /sys/kernel/debug/sched/numa_balancing/hot_threshold_ms
+		;;
+	P3) w 6 /proc/sys/kernel/numa_balancing ;;
+	P4) recipe consist ;;
+	P5) recipe temporal ;;
+	P6)
+		w 2 $ADMIN/kdamonds/nr_kdamonds
+		kdamond 0 $FAST migrate_cold $SLOW 0 0 $((COLD_AGE_MS * 1000 / AGGR_US)) 1000000 Y
+		kdamond 1 $SLOW migrate_hot $FAST 1 $UINT_MAX 0 0 N
+		for i in 0 1; do
+			w on $ADMIN/kdamonds/$i/state
+		done
+		;;
+	P7)
+		w 2 /proc/sys/kernel/numa_balancing
+		recipe consist cold-only
+		;;
+	*) die "no policy $1" ;;
+	esac
+}
+
+cleanup()
+{
+	[ -n "$w1_pid" ] && kill "$w1_pid" 2>/dev/null
+	[ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null
+	wait
+	damon_off 2>/dev/null
+	echo 0 > /proc/sys/kernel/numa_balancing
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# start POLICY: a clean start, counters snapped, POLICY on
+start()
+{
+	local k
+
+	reset
+	vmstat_snap
+	for k in "${COUNTERS[@]}"; do V0[$k]=${VM[$k]:-0}; done
+	policy_on "$1"
+}
+
+# finish NAME: POLICY off, RESULT lines of the counters' deltas and of the
+# kdamonds' CPU time under NAME
+finish()
+{
+	local k kd_cs=0
+
+	[ -e $ADMIN/kdamonds/0/pid ] && kd_cs=$(kdamonds_cs)
+	damon_off
+	echo 0 > /proc/sys/kernel/numa_balancing
+	vmstat_snap
+	for k in "${COUNTERS[@]}"; do
+		result "$1" "$k" $((${VM[$k]:-0} - V0[$k]))
+	done
+	result "$1" kdamond_cpu_s "$((kd_cs / 100)).$(printf %02d $((kd_cs % 100)))"
+}
+
+# run_w1 POLICY: W1 under POLICY, to RESULT lines
+run_w1()
+{
+	local p=$1 line total_kb
+
+	echo "bench: === W1 $p ==="
+	start "$p"
+	total_kb=$(awk '$3 == "MemTotal:" { print $4 }' /sys/devices/system/node/node$FAST/meminfo)
+	numactl --cpunodebind=$FAST \
+		"$BIN" "${W1_MIB:-$((total_kb * 3 / 2 / 1024))}" "$W1_REGIONS" "$W1_PHASES" \
+		"$W1_PHASE_S" "$W1_SEED" "$TMP/w1.csv" > "$TMP/w1.out" &
+	w1_pid=$!
+	wait $w1_pid || die "$p: the workload failed"
+	w1_pid=
+	finish "$p"
+	grep -v '^RESULT' "$TMP/w1.out" | sed "s/^/bench: $p: /"
+	while read -r line; do
+		[ "${line%% *}" = RESULT ] || continue
+		line=${line#RESULT }
+		result "$p" "${line%%=*}" "${line#*=}"
+	done < "$TMP/w1.out"
+	tail -n +2 "$TMP/w1.csv" | sed "s/^/$p,/" >> "$CSV"
+}
+
+# redis_bench ARGS...: redis-benchmark against W2's server on CPU1, 4
+# clients, pipeline 16, 20,000-byte values; its CSV result line
+redis_bench()
+{
+	numactl --physcpubind=1 redis-benchmark -p $W2_PORT -c 4 -P 16 -d 20000 \
+		--csv "$@" 2>/dev/null | tail -n 1
+}
+
+# run_w2 POLICY: W2 under POLICY, to RESULT lines
+run_w2()
+{
+	local p=$1 n=W2_$1 cold i line t0 rps sum=0 late=0 nlate=0 p99 node
+
+	echo "bench: === W2 $p ==="
+	start "$p"
+	cold=${W2_COLD_KEYS:-$(awk '$3 == "MemTotal:" { print int($4 / 20) }' \
+		/sys/devices/system/node/node$FAST/meminfo)}
+	numactl -b --cpunodebind=$FAST --membind=$FAST,$SLOW redis-server \
+		--port $W2_PORT --save '' --appendonly no --dir "$TMP" \
+		--enable-debug-command local --loglevel warning > "$TMP/redis.log" 2>&1 &
+	redis_pid=$!
+	for ((i = 0; i < 300; i++)); do
+		redis-cli -p $W2_PORT ping > /dev/null 2>&1 && break
+		sleep 0.1
+	done
+	redis-cli -p $W2_PORT DEBUG POPULATE "$cold" cold 20000 > /dev/null ||
+		die "W2 $p: DEBUG POPULATE failed"
+	redis_bench -t set -r "$W2_HOT_KEYS" -n $((W2_HOT_KEYS * 4)) > /dev/null
+	result "$n" keys "$(redis-cli -p $W2_PORT dbsize)"
+	t0=$SECONDS
+	for ((i = 0; i < W2_WINDOWS; i++)); do
+		line=$(redis_bench -t get -r "$W2_HOT_KEYS" -n "$W2_REQS")
+		IFS=, read -r _ rps _ _ _ _ p99 _ <<< "${line//\"/}"
+		echo "bench: W2 $p: [$((SECONDS - t0)) s] GET ${rps:-?} ops/s, p99 ${p99:-?} ms (TCG)"
+		echo "$p,$i,$((SECONDS - t0)),$rps,$p99" >> "$W2_CSV"
+		sum=$(awk -v a=$sum -v b="${rps:-0}" 'BEGIN { print a + b }')
+		if [ $((2 * i)) -ge "$W2_WINDOWS" ]; then
+			late=$(awk -v a=$late -v b="${rps:-0}" 'BEGIN { print a + b }')
+			nlate=$((nlate + 1))
+		fi
+		[ "$i" = 0 ] && result "$n" first_ops_per_s "$rps"
+	done
+	result "$n" ops_per_s_mean "$(awk -v a=$sum -v n="$W2_WINDOWS" 'BEGIN { printf "%.0f", a / n }')"
+	result "$n" ops_per_s_late "$(awk -v a=$late -v n=$nlate 'BEGIN { printf "%.0f", a / n }')"
+	result "$n" p99_ms_last "$p99"
+	for node in $FAST $SLOW; do
+		result "$n" "pages_node$node" "$(awk -v k="N$node=" '{ for (i = 1; i <= NF; i++)
+			if (index($i, k) == 1) s += substr($i, length(k) + 1) } END { print s + 0 }' \
+			/proc/$redis_pid/numa_maps)"
+	done
+	kill $redis_pid
+	wait $redis_pid 2>/dev/null
+	redis_pid=
+	finish "$n"
+}
+
+# result POLICY KEY VALUE
+result()
+{
+	echo "RESULT $1_$2=$3"
+	R[$1.$2]=$3
+}
+
+[ -x "$BIN" ] || die "no $BIN (bench/run.sh builds it)"
+[ -w /sys/kernel/debug/sched/numa_balancing/hot_threshold_ms ] ||
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+echo "policy,t_s,phase,share,oracle,fast_pages,slow_pages,other_pages,moved_pages" > "$CSV"
+echo "policy,window,t_s,get_ops_per_s,p99_ms" > "$W2_CSV"
+for wl in $WORKLOADS; do
+	case $wl in
+	W1) for p in $POLICIES; do run_w1 "$p"; done ;;
+	W2)
+		command -v redis-server > /dev/null || die "no redis-server (scripts/install-deps.sh installs it)"
+		for p in $POLICIES; do run_w2 "$p"; done
+		;;
+	*) die "no workload $wl" ;;
+	esac
+done
+
+f="%-9s %6s %6s %6s %6s %6s %9s %9s %9s %9s %8s %7s %7s\n"
+[ "${WORKLOADS/W1/}" != "$WORKLOADS" ] || POLICIES_W1=
+echo
+echo "bench: W1 DRAM share of accesses (late: second half of each phase); reach90: s to 90% of the oracle per phase; times TCG (emulated), not hardware"
+# shellcheck disable=SC2059
+printf "bench: $f" policy mean late oracle late/or pingpg reach90 promoted demoted dmn_hot/cld fail kd_cpu sys_s
+for p in ${POLICIES_W1-$POLICIES}; do
+	r90=${R[$p.reach90_s_0]:--}
+	for ((i = 1; i < W1_PHASES; i++)); do r90+="/${R[$p.reach90_s_$i]:--}"; done
+	# shellcheck disable=SC2059
+	printf "bench: $f" "$p" "${R[$p.share_mean]:--}" "${R[$p.share_late_mean]:--}" \
+		"${R[$p.oracle_mean]:--}" \
+		"$(awk -v a="${R[$p.share_late_mean]:-0}" -v b="${R[$p.oracle_mean]:-1}" 'BEGIN { printf "%.3f", a / b }')" \
+		"${R[$p.pingpong_pages]:--}" "$r90" "${R[$p.pgpromote_success]:--}" \
+		"$((${R[$p.pgdemote_kswapd]:-0} + ${R[$p.pgdemote_direct]:-0}))" \
+		"${R[$p.damon_migrate_hot]:--}/${R[$p.damon_migrate_cold]:--}" \
+		"${R[$p.pgmigrate_fail]:--}" \
+		"${R[$p.kdamond_cpu_s]:--}" "${R[$p.sys_s]:--}"
+done
+
+[ "${WORKLOADS/W2/}" != "$WORKLOADS" ] || exit 0
+f="%-9s %8s %8s %8s %8s %9s %9s %9s %9s %11s %7s\n"
+echo
+echo "bench: W2 redis GET of the hot keys: ops/s (first window, mean, second half), p99 of the last window; redis pages per node at the end; TCG (emulated), not hardware"
+# shellcheck disable=SC2059
+printf "bench: $f" policy first mean late p99_ms node0 node2 promoted demoted dmn_hot/cld kd_cpu
+for p in $POLICIES; do
+	n=W2_$p
+	# shellcheck disable=SC2059
+	printf "bench: $f" "$p" "${R[$n.first_ops_per_s]:--}" "${R[$n.ops_per_s_mean]:--}" \
+		"${R[$n.ops_per_s_late]:--}" "${R[$n.p99_ms_last]:--}" \
+		"${R[$n.pages_node0]:--}" "${R[$n.pages_node2]:--}" "${R[$n.pgpromote_success]:--}" \
+		"$((${R[$n.pgdemote_kswapd]:-0} + ${R[$n.pgdemote_direct]:-0}))" \
+		"${R[$n.damon_migrate_hot]:--}/${R[$n.damon_migrate_cold]:--}" "${R[$n.kdamond_cpu_s]:--}"
+done

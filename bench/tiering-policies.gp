@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# The DRAM share of W1's accesses over time, one line per policy, from the
+# CSV of bench/scenarios/tiering-policies.sh (bench/run.sh runs this).
+#
+#   gnuplot -c bench/tiering-policies.gp CSV PNG [PHASE_S]
+#
+# CSV columns: policy,t_s,phase,share,oracle,fast_pages,slow_pages,
+# other_pages,moved_pages.  PHASE_S (default 60) marks the phase changes.
+if (ARGC < 2) {
+	print "usage: gnuplot -c tiering-policies.gp CSV PNG [PHASE_S]"
+	exit status 2
+}
+csv = ARG1
+phase_s = ARGC >= 3 ? ARG3 + 0.0 : 60.0
+set datafile separator ","
+set terminal pngcairo size 1100,650 font ",10" noenhanced
+set output ARG2
+
+# the policies, in the order of the CSV
+policies = system("awk -F, 'NR > 1 && !($1 in s) { s[$1]; printf \"%s \", $1 }' " . csv)
+stats csv using 2 nooutput
+t_max = STATS_max
+do for [i = 1 : int(t_max / phase_s)] {
+	set arrow from i * phase_s, graph 0 to i * phase_s, graph 1 nohead lw 2 dt 2 lc rgb "#cc0000"
+}
+
+set title "W1: DRAM share of accesses per policy (phase changes dashed red; times are QEMU TCG, not hardware)"
+set xlabel "time since the workload's fill (s, TCG)"
+set ylabel "share of accesses on node0"
+set yrange [0:1]
+set grid
+set key outside right
+plot csv using 2:(strcol(1) eq word(policies, 1) ? $5 : NaN) with lines lw 2 dt 2 lc rgb "black" title "oracle", \
+	for [i = 1 : words(policies)] '' using 2:(strcol(1) eq word(policies, i) ? $4 : NaN) \
+		with lines lw 2 title word(policies, i)
