@@ -17,7 +17,7 @@ SRC=${1:-$REPO/build/linux}
 new_files() {
 	(cd "$REPO" && git ls-files --cached --others --exclude-standard \
 		arch mm kernel include tools/testing/selftests/mm/tiering \
-		tools/testing/selftests/mm/huge_zero \
+		tools/testing/selftests/mm/huge_zero tools/mm \
 		Documentation 2>/dev/null | sort -u)
 }
 # (scripts/export-series.sh asks for the same list)

@@ -204,7 +204,7 @@ sample_goals()
 # node_reserve_bp); goals_node also tunes migrate_hot with "temporal".
 # goals_band keeps the recipe's rate but shortens its 1 s charge window
 # until one window moves at most the gap between the goals (0.2% of node0,
-# the used memory between 99.5% and 99.7%): without patch 0019 a scheme
+# the used memory between 99.5% and 99.7%): without patch 0014 a scheme
 # reads its goal only when a window starts, so each window can carry
 # node0 past its goal by what it moves.  With the recipe's 200 MiB on hundreds of GiB of DRAM a
 # window is already below that gap, and the rule changes nothing there.
