@@ -6,29 +6,16 @@
 # caller defines die MESSAGE and sets ADMIN (/sys/kernel/mm/damon/admin),
 # FAST, ULONG_MAX and UINT_MAX; kdamond also reads SAMPLE_US, AGGR_US and
 # UPDATE_US, kdamond_goals goal_min_sample_us, goal_apply_us,
-# goal_window_ms and goal_window_b.
+# goal_window_ms and goal_window_b.  node_target CTX NID and
+# node_reserve_bp NID come from tools/mm/damon-tiering.sh.
+
+# shellcheck source=tools/mm/damon-tiering.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tools/mm/damon-tiering.sh"
 
 # w VALUE FILE: write a sysfs file, or die naming it.
 w()
 {
 	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
-}
-
-# node_ranges NID: the physical address ranges of node NID, one "start end"
-# line per run of contiguous memory blocks (scripts/demo-guest.sh).
-node_ranges()
-{
-	local bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
-	local b start=-1 prev=-2
-
-	for b in $(ls -d /sys/devices/system/node/node$1/memory[0-9]* |
-		   sed 's/.*memory//' | sort -n) END; do
-		if [ "$b" = END ] || [ "$b" -ne $((prev + 1)) ]; then
-			[ $start -ge 0 ] && echo $((start * bs)) $(((prev + 1) * bs))
-			start=$b
-		fi
-		prev=$b
-	done
 }
 
 # kdamond IDX NID ACTION TARGET_NID NR_MIN NR_MAX AGE_MIN APPLY_US YOUNG:
@@ -37,24 +24,16 @@ node_ranges()
 # are young (YOUNG=Y) or that are not (N).
 kdamond()
 {
-	local kd=$ADMIN/kdamonds/$1 start end i=0 ranges
+	local kd=$ADMIN/kdamonds/$1
 	local ctx=$ADMIN/kdamonds/$1/contexts/0
 	local s=$ctx/schemes/0
 
-	ranges=$(node_ranges "$2")
-	[ -n "$ranges" ] || die "no memory blocks for node$2"
 	w 1 "$kd/contexts/nr_contexts"
 	w paddr "$ctx/operations"
 	w $SAMPLE_US "$ctx/monitoring_attrs/intervals/sample_us"
 	w $AGGR_US "$ctx/monitoring_attrs/intervals/aggr_us"
 	w $UPDATE_US "$ctx/monitoring_attrs/intervals/update_us"
-	w 1 "$ctx/targets/nr_targets"
-	w "$(echo "$ranges" | wc -l)" "$ctx/targets/0/regions/nr_regions"
-	while read -r start end; do
-		w "$start" "$ctx/targets/0/regions/$i/start"
-		w "$end" "$ctx/targets/0/regions/$i/end"
-		i=$((i + 1))
-	done <<< "$ranges"
+	node_target "$ctx" "$2"
 	w 1 "$ctx/schemes/nr_schemes"
 	w "$3" "$s/action"
 	w "$4" "$s/target_nid"
@@ -81,12 +60,10 @@ kdamond()
 # an allow filter) or on the others (N: reject).
 kdamond_goals()
 {
-	local kd=$ADMIN/kdamonds/$1 start end i=0 ranges nr_max=$UINT_MAX
+	local kd=$ADMIN/kdamonds/$1 nr_max=$UINT_MAX
 	local ctx=$ADMIN/kdamonds/$1/contexts/0
 	local s=$ctx/schemes/0 iv=$ADMIN/kdamonds/$1/contexts/0/monitoring_attrs/intervals
 
-	ranges=$(node_ranges "$2")
-	[ -n "$ranges" ] || die "no memory blocks for node$2"
 	w 1 "$kd/contexts/nr_contexts"
 	w paddr "$ctx/operations"
 	w $goal_min_sample_us "$iv/sample_us"
@@ -95,13 +72,7 @@ kdamond_goals()
 	w 3 "$iv/intervals_goal/aggrs"
 	w $goal_min_sample_us "$iv/intervals_goal/min_sample_us"
 	w 10000000 "$iv/intervals_goal/max_sample_us"
-	w 1 "$ctx/targets/nr_targets"
-	w "$(echo "$ranges" | wc -l)" "$ctx/targets/0/regions/nr_regions"
-	while read -r start end; do
-		w "$start" "$ctx/targets/0/regions/$i/start"
-		w "$end" "$ctx/targets/0/regions/$i/end"
-		i=$((i + 1))
-	done <<< "$ranges"
+	node_target "$ctx" "$2"
 	w 1 "$ctx/schemes/nr_schemes"
 	w "$3" "$s/action"
 	w "$4" "$s/target_nid"
@@ -125,20 +96,4 @@ kdamond_goals()
 	w young "$s/filters/0/type"
 	w Y "$s/filters/0/matching"
 	w "$8" "$s/filters/0/allow"
-}
-
-# node_reserve_bp NID: the free memory node NID keeps from allocations that
-# may not reclaim, in bp of its managed pages: per zone, its high watermark
-# plus its largest lowmem reserve, at most the zone's managed pages (a
-# migration allocates without direct reclaim; kswapd stops at "high")
-node_reserve_bp()
-{
-	awk -v n="$1" '$1 == "Node" { on = ($2 == n ","); next }
-		!on { next }
-		$1 == "high" { hi = $2 }
-		$1 == "managed" { m = $2; tm += m }
-		$1 == "protection:" { gsub(/[(),]/, " "); p = 0
-			for (i = 2; i <= NF; i++) if ($i + 0 > p) p = $i + 0
-			r = hi + p; if (r > m) r = m; tr += r }
-		END { printf "%d", tm ? tr * 10000 / tm : 0 }' /proc/zoneinfo
 }

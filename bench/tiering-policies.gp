@@ -16,6 +16,16 @@ set datafile separator ","
 set terminal pngcairo size 1100,650 font ",10" noenhanced
 set output ARG2
 
+# twelve distinguishable lines, solid then dashed
+colors = "#000000 #e69f00 #56b4e9 #009e73 #d55e00 #0072b2 #cc79a7 #999999 #7f0000 #00b000 #8000ff #b0b000"
+do for [i = 1 : 6] {
+	set linetype i lc rgb word(colors, i) lw 2 dt 1
+}
+do for [i = 7 : 12] {
+	set linetype i lc rgb word(colors, i) lw 2 dt 2
+}
+set linetype cycle 12
+
 # the policies, in the order of the CSV
 policies = system("awk -F, 'NR > 1 && !($1 in s) { s[$1]; printf \"%s \", $1 }' " . csv)
 stats csv using 2 nooutput
@@ -30,6 +40,6 @@ set ylabel "share of accesses on node0"
 set yrange [0:1]
 set grid
 set key outside right
-plot csv using 2:(strcol(1) eq word(policies, 1) ? $5 : NaN) with lines lw 2 dt 2 lc rgb "black" title "oracle", \
+plot csv using 2:(strcol(1) eq word(policies, 1) ? $5 : NaN) with lines lw 3 dt 3 lc rgb "black" title "oracle", \
 	for [i = 1 : words(policies)] '' using 2:(strcol(1) eq word(policies, i) ? $4 : NaN) \
-		with lines lw 2 title word(policies, i)
+		with lines lt (i % 12) + 1 title word(policies, i)

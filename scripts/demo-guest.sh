@@ -63,22 +63,9 @@ w()
 	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
 }
 
-# node_ranges NID: the physical address ranges of node NID, one "start end"
-# line per run of contiguous memory blocks.  block_size_bytes is hex.
-node_ranges()
-{
-	local bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
-	local b start=-1 prev=-2
-
-	for b in $(ls -d /sys/devices/system/node/node$1/memory[0-9]* |
-		   sed 's/.*memory//' | sort -n) END; do
-		if [ "$b" = END ] || [ "$b" -ne $((prev + 1)) ]; then
-			[ $start -ge 0 ] && echo $((start * bs)) $(((prev + 1) * bs))
-			start=$b
-		fi
-		prev=$b
-	done
-}
+# node_ranges NID: from tools/mm/damon-tiering.sh
+# shellcheck source=tools/mm/damon-tiering.sh
+. "$(dirname "$0")/../tools/mm/damon-tiering.sh"
 
 # snapshot: read the workload's latest report into P[set.key] (the workload
 # replaces it by rename, so one read sees one report) and /proc/vmstat

@@ -39,6 +39,9 @@
 #   P6   hand-tuned DAMOS: damon-tiered's "early" (20 ms / 400 ms,
 #        migrate_cold after 4 s idle, migrate_hot on any access, no quota)
 #   P7   P1's promotion with P4's migrate_cold doing the demotion
+#   P8   the series' recommended setup: tools/mm/damon-tiering.sh (P5 with
+#        its goals moved by node0's reserve, applied as often as it takes
+#        the quota's rate to cross the gap between them)
 # Reclaim demotion stays on under every policy: it is what keeps a full
 # node0 allocating, and what a tiered machine runs.
 #
@@ -53,10 +56,10 @@ BIN=$REPO/build/bench/bin/phases
 OUTDIR=${BENCH_OUT:-/mnt/lab}
 CSV=$OUTDIR/tiering-policies.csv
 W2_CSV=$OUTDIR/tiering-policies-redis.csv
-POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7}
+POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8}
 WORKLOADS=${WORKLOADS:-W1 W2}
 W2_HOT_KEYS=${W2_HOT_KEYS:-10000} W2_WINDOWS=${W2_WINDOWS:-12} W2_REQS=${W2_REQS:-20000}
-W2_PORT=6390
+
 FAST=0 SLOW=2
 W1_REGIONS=${W1_REGIONS:-10} W1_PHASES=${W1_PHASES:-3}
 W1_PHASE_S=${W1_PHASE_S:-60} W1_SEED=${W1_SEED:-42}
@@ -182,6 +185,7 @@ policy_on()
 		w 2 /proc/sys/kernel/numa_balancing
 		recipe consist cold-only
 		;;
+	P8) "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P8 did not start" ;;
 	*) die "no policy $1" ;;
 	esac
 }
@@ -248,11 +252,12 @@ run_w1()
 	tail -n +2 "$TMP/w1.csv" | sed "s/^/$p,/" >> "$CSV"
 }
 
-# redis_bench ARGS...: redis-benchmark against W2's server on CPU1, 4
+# redis_bench ARGS...: redis-benchmark against W2's server (a unix
+# socket: the lab guest has no network) on CPU1, 4
 # clients, pipeline 16, 20,000-byte values; its CSV result line
 redis_bench()
 {
-	numactl --physcpubind=1 redis-benchmark -p $W2_PORT -c 4 -P 16 -d 20000 \
+	numactl --physcpubind=1 redis-benchmark -s "$TMP/redis.sock" -c 4 -P 16 -d 20000 \
 		--csv "$@" 2>/dev/null | tail -n 1
 }
 
@@ -266,17 +271,17 @@ run_w2()
 	cold=${W2_COLD_KEYS:-$(awk '$3 == "MemTotal:" { print int($4 / 20) }' \
 		/sys/devices/system/node/node$FAST/meminfo)}
 	numactl -b --cpunodebind=$FAST --membind=$FAST,$SLOW redis-server \
-		--port $W2_PORT --save '' --appendonly no --dir "$TMP" \
+		--port 0 --unixsocket "$TMP/redis.sock" --save '' --appendonly no --dir "$TMP" \
 		--enable-debug-command local --loglevel warning > "$TMP/redis.log" 2>&1 &
 	redis_pid=$!
 	for ((i = 0; i < 300; i++)); do
-		redis-cli -p $W2_PORT ping > /dev/null 2>&1 && break
+		redis-cli -s "$TMP/redis.sock" ping > /dev/null 2>&1 && break
 		sleep 0.1
 	done
-	redis-cli -p $W2_PORT DEBUG POPULATE "$cold" cold 20000 > /dev/null ||
+	redis-cli -s "$TMP/redis.sock" DEBUG POPULATE "$cold" cold 20000 > /dev/null ||
 		die "W2 $p: DEBUG POPULATE failed"
 	redis_bench -t set -r "$W2_HOT_KEYS" -n $((W2_HOT_KEYS * 4)) > /dev/null
-	result "$n" keys "$(redis-cli -p $W2_PORT dbsize)"
+	result "$n" keys "$(redis-cli -s "$TMP/redis.sock" dbsize)"
 	t0=$SECONDS
 	for ((i = 0; i < W2_WINDOWS; i++)); do
 		line=$(redis_bench -t get -r "$W2_HOT_KEYS" -n "$W2_REQS")
