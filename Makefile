@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The memory-tiering series for Linux 6.12: harness.  Each target does one thing.
 #
-#   make run       build if needed, boot the tiered lab, run the DAMON demo
+#   make run       build if needed, boot the tiered lab, run the recommended tiering on W1
 #   make check     all tests: host checks, config matrix, build, one lab boot (KUnit, kselftests, DAMON selftests)
 #   make check-debug  the debug lane alone: debug kernel (configs/debug.config), lab -H, stress
 #   make shell     interactive shell in the lab

@@ -1,55 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The DAMOS migrate_hot/migrate_cold demo, guest side (run by scripts/demo.sh
-# in the lab).
+# make run, guest side (run by scripts/demo.sh in the lab): the recommended
+# tiering setup, tools/mm/damon-tiering.sh, on workload W1 of the policy
+# bench (bench/phases.c, bench/scenarios/tiering-policies.sh).
 #
-#   demo-guest.sh WORKLOAD
+#   demo-guest.sh PHASES
 #
-# DAMON tiering that tunes itself, with mainline's recipe (the sample of the
-# node_mem_used_bp/node_mem_free_bp quota goals): one kdamond per node, paddr
-# operations, default monitoring intervals auto-tuned toward 4% of the
-# possible accesses seen in 3 aggregations (5 ms to 10 s samples), one
-# scheme each, applied once a second within a 200 MiB/s quota that DAMON
-# tunes toward a goal on node0's memory:
-#   kdamond 0, node0: migrate_cold to node2 on regions without access,
-#     goal node0 0.5% free (node_mem_free_bp 50), reject-young filter;
-#   kdamond 1, node2: migrate_hot to node0 on regions with 5% of the
-#     possible accesses, goal node0 99.7% used (node_mem_used_bp 9970),
-#     allow-young filter.
-# No age, no access threshold, no intervals picked for this machine.
-#
-# DAMON comes on first; then WORKLOAD (demo-hotcold) fills node0 with a cold
-# set but FAST_FREE_MIB, and puts a hot set that it keeps writing on node2.
-# The hot set is 8% of node2, above the intervals goal's 4%: a hot set
-# smaller than that, in every sample, reads below the goal whatever the
-# intervals, and the tuning takes them to max_sample_us.  It fits in what
-# is left of node0: on the lab's 1 GiB node0 the
-# page allocator keeps about 0.55% free (watermarks, lowmem reserves), so
-# the recipe's 0.5% free goal is never reached and migrate_cold, which
-# would make room, stays idle (see bench/README, goals mode).
-# Every PERIOD_S it prints where each set's pages are, node0's use, each
-# goal, effective quota and tuned intervals, the
-# migration counters of /proc/vmstat and the stats of both schemes; it stops
-# when the hot set is at least PASS_PCT% on node0, or after MAX_S.  Exit 0
-# if it is and the schemes' stats account for the pages moved, 1 if not.
-# Under TCG each fork costs ~0.1 s: the reporting uses bash builtins where
-# it can.
+# damon-tiering.sh starts its two self-tuned kdamonds on node0 (fast) and
+# node2 (slow); NUMA balancing stays off, reclaim demotion on.  Then PHASES
+# maps 1.5x node0's memory in 10 regions of equal size, bound to node0 and
+# node2, and writes it once in order: the first regions fill node0, the
+# rest land on node2.  For 3 phases of 60 s it accesses the regions, each
+# with its own weight, and each phase ranks the regions anew (seed 42):
+# when a phase starts, most of its hot memory is on node2.  Every 2 s
+# (TCG seconds) a line: the share of accesses that node0 serves, against
+# the oracle's, which holds the hottest regions first in node0's free
+# memory; the pages that changed node since the last line; what DAMON's
+# schemes moved so far.  At each phase change, damon-tiering.sh show.  At
+# the end, per phase the share over its second half against the oracle's
+# and the seconds to reach 90% of the oracle.
+# Exit 0 if the workload ran and both schemes moved pages, 1 if not.
 set -u
-WORKLOAD=${1:?usage: demo-guest.sh WORKLOAD}
-HOT_MIB=256 FAST_FREE_MIB=320
-FAST=0 SLOW=2
-GOAL_USED_BP=9970 GOAL_FREE_BP=50 QUOTA_B=$((200 << 20))
-PERIOD_S=3 MAX_S=180 PASS_PCT=95
-ADMIN=/sys/kernel/mm/damon/admin
-STATUS=/tmp/demo-status
-VMSTAT_KEYS="pgmigrate_success pgmigrate_fail pgdemote_kswapd pgdemote_direct
-	pgpromote_success numa_pages_migrated numa_hint_faults
-	damon_migrate_hot damon_migrate_cold damon_migrate_fail"
-ULONG_MAX=18446744073709551615
-UINT_MAX=4294967295
-PAGE_SIZE=$(getconf PAGESIZE)
-
-declare -A P V V0
+PHASES=${1:?usage: demo-guest.sh PHASES}
+FAST=0 SLOW=2 REGIONS=10 NR_PHASES=3 PHASE_S=60 SEED=42
+TOOL=$(cd "$(dirname "$0")/.." && pwd)/tools/mm/damon-tiering.sh
+TMP=$(mktemp -d)
+wpid=
 
 die()
 {
@@ -57,298 +33,96 @@ die()
 	exit 1
 }
 
-# w VALUE FILE: write a DAMON sysfs file, or die naming it.
-w()
-{
-	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
-}
-
-# node_ranges NID: from tools/mm/damon-tiering.sh
-# shellcheck source=tools/mm/damon-tiering.sh
-. "$(dirname "$0")/../tools/mm/damon-tiering.sh"
-
-# snapshot: read the workload's latest report into P[set.key] (the workload
-# replaces it by rename, so one read sees one report) and /proc/vmstat
-# into V[key].  /proc/vmstat is read whole first: bash's line reads seek
-# back, and a seq_file regenerated with new values tears lines.
-snapshot()
-{
-	local set rest kv k v vmstat
-
-	while read -r set rest; do
-		for kv in $rest; do
-			P[$set.${kv%=*}]=${kv#*=}
-		done
-	done < $STATUS
-	read -r -d '' vmstat < /proc/vmstat
-	while read -r k v; do
-		V[$k]=$v
-	done <<< "$vmstat"
-}
-
-# show_set LABEL SET: one line with SET's pages per node.
-show_set()
-{
-	local pages=${P[$2.pages]} n0=${P[$2.node0]} n1=${P[$2.node1]} n2=${P[$2.node2]}
-
-	printf '%s %-4s %5d pages: node0 %5d (%3d%%)  node1 %5d  node2 %5d (%3d%%)\n' \
-		"$1" $2 $pages $n0 $((n0 * 100 / pages)) $n1 $n2 $((n2 * 100 / pages))
-}
-
-# pct SET NID: the percentage of SET's pages on node NID, in $REPLY.
-pct()
-{
-	REPLY=$((P[$1.node$2] * 100 / P[$1.pages]))
-}
-
-# moved: the hot set is at least PASS_PCT% on node0.
-moved()
-{
-	pct hot $FAST
-	[ $REPLY -ge $PASS_PCT ]
-}
-
-# show_vmstat LABEL: the VMSTAT_KEYS deltas since the start.
-show_vmstat()
-{
-	local k line="$1 vmstat:"
-
-	for k in $VMSTAT_KEYS; do
-		line+=" $k +$((${V[$k]:-0} - ${V0[$k]:-0}))"
-	done
-	echo "$line"
-}
-
-# update I: refresh the stats, effective quota and tuned intervals files
-# of kdamond I
-update()
-{
-	w update_schemes_stats $ADMIN/kdamonds/$1/state
-	w update_schemes_effective_quotas $ADMIN/kdamonds/$1/state
-	w update_tuned_intervals $ADMIN/kdamonds/$1/state
-}
-
-# show_node0 LABEL: node0's use against the goal
-show_node0()
-{
-	local k v total=0 free=0 meminfo
-
-	read -r -d '' meminfo < /sys/devices/system/node/node$FAST/meminfo
-	while read -r _ _ k v _; do
-		case $k in
-		MemTotal:) total=$v ;;
-		MemFree:) free=$v ;;
-		esac
-	done <<< "$meminfo"
-	REPLY=$(((total - free) * 10000 / total))
-	printf '%s node%d used %d.%02d%% (%d MiB free), goal %d.%02d%% used\n' "$1" $FAST \
-		$((REPLY / 100)) $((REPLY % 100)) $((free / 1024)) \
-		$((GOAL_USED_BP / 100)) $((GOAL_USED_BP % 100))
-}
-
-# show_schemes LABEL: per scheme its goal (the kernel does not write back
-# what it measured: show_node0 gives node0's use), the effective quota, the
-# tuned intervals and the stats, as last updated.
-show_schemes()
-{
-	local i d iv action metric target nid esz sample aggr nt st na sa
-
-	for i in 0 1; do
-		d=$ADMIN/kdamonds/$i/contexts/0/schemes/0
-		iv=$ADMIN/kdamonds/$i/contexts/0/monitoring_attrs/intervals
-		read -r action < $d/action
-		read -r metric < $d/quotas/goals/0/target_metric
-		read -r target < $d/quotas/goals/0/target_value
-		read -r nid < $d/quotas/goals/0/nid
-		read -r esz < $d/quotas/effective_bytes
-		read -r sample < $iv/sample_us
-		read -r aggr < $iv/aggr_us
-		read -r nt < $d/stats/nr_tried
-		read -r st < $d/stats/sz_tried
-		read -r na < $d/stats/nr_applied
-		read -r sa < $d/stats/sz_applied
-		printf '%s damos %-12s goal %s %d on node%d; quota %d KiB/s; sample %d us, aggr %d us\n' \
-			"$1" $action $metric $target $nid $((esz / 1024)) $sample $aggr
-		printf '%s       %-12s tried %5d regions %8d KiB, applied %5d regions %6d KiB\n' \
-			"$1" "" $nt $((st / 1024)) $na $((sa / 1024))
-	done
-}
-
-# kdamond I NID ACTION TARGET_NID NR_MIN METRIC TARGET_VALUE ALLOW: kdamond I
-# monitors node NID and runs ACTION to TARGET_NID on regions with at least
-# NR_MIN accesses (none if 0), within a quota tuned toward METRIC of node0 at
-# TARGET_VALUE, on young pages (ALLOW=Y, an allow filter) or on the others
-# (N, a reject filter).
-kdamond()
-{
-	local ctx=$ADMIN/kdamonds/$1/contexts/0 start end i=0 ranges nr_max=$UINT_MAX
-	local iv=$ADMIN/kdamonds/$1/contexts/0/monitoring_attrs/intervals
-	local s=$ADMIN/kdamonds/$1/contexts/0/schemes/0
-
-	ranges=$(node_ranges $2)
-	[ -n "$ranges" ] || die "no memory blocks for node$2"
-	w 1 $ADMIN/kdamonds/$1/contexts/nr_contexts
-	w paddr $ctx/operations
-	w 400 $iv/intervals_goal/access_bp
-	w 3 $iv/intervals_goal/aggrs
-	w 5000 $iv/intervals_goal/min_sample_us
-	w 10000000 $iv/intervals_goal/max_sample_us
-	w 1 $ctx/targets/nr_targets
-	w "$(echo "$ranges" | wc -l)" $ctx/targets/0/regions/nr_regions
-	while read -r start end; do
-		printf 'demo: kdamond %d: node%d region [%#x, %#x)\n' $1 $2 $start $end
-		w $start $ctx/targets/0/regions/$i/start
-		w $end $ctx/targets/0/regions/$i/end
-		i=$((i + 1))
-	done <<< "$ranges"
-	w 1 $ctx/schemes/nr_schemes
-	w $3 $s/action
-	w $4 $s/target_nid
-	w 1000000 $s/apply_interval_us
-	w 0 $s/access_pattern/sz/min
-	w $ULONG_MAX $s/access_pattern/sz/max
-	[ $5 = 0 ] && nr_max=0
-	w $nr_max $s/access_pattern/nr_accesses/max
-	w $5 $s/access_pattern/nr_accesses/min
-	w 0 $s/access_pattern/age/min
-	w $UINT_MAX $s/access_pattern/age/max
-	w 1000 $s/quotas/reset_interval_ms
-	w $QUOTA_B $s/quotas/bytes
-	w 1 $s/quotas/goals/nr_goals
-	w $6 $s/quotas/goals/0/target_metric
-	w $7 $s/quotas/goals/0/target_value
-	w $FAST $s/quotas/goals/0/nid
-	w 1 $s/filters/nr_filters
-	w young $s/filters/0/type
-	w Y $s/filters/0/matching
-	w $8 $s/filters/0/allow
-}
-
-damon_setup()
-{
-	local i
-
-	w 2 $ADMIN/kdamonds/nr_kdamonds
-	kdamond 0 $FAST migrate_cold $SLOW 0 node_mem_free_bp $GOAL_FREE_BP N
-	kdamond 1 $SLOW migrate_hot $FAST 1 node_mem_used_bp $GOAL_USED_BP Y
-	for i in 0 1; do
-		w on $ADMIN/kdamonds/$i/state
-		[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || die "kdamond $i did not start"
-	done
-}
-
 cleanup()
 {
-	local i
-
-	for i in 0 1; do
-		[ -e $ADMIN/kdamonds/$i/state ] &&
-			echo off > $ADMIN/kdamonds/$i/state 2>/dev/null
-	done
-	[ -n "${wpid:-}" ] && kill $wpid 2>/dev/null && wait $wpid 2>/dev/null
+	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
+	"$TOOL" stop 2>/dev/null
+	rm -rf "$TMP"
 }
 trap cleanup EXIT
 
+# damon_moved: "HOT COLD FAIL", the damon_migrate_* counters, in $REPLY
+damon_moved()
+{
+	local k v vmstat hot=0 cold=0 fail=0
+
+	read -r -d '' vmstat < /proc/vmstat
+	while read -r k v; do
+		case $k in
+		damon_migrate_hot) hot=$v ;;
+		damon_migrate_cold) cold=$v ;;
+		damon_migrate_fail) fail=$v ;;
+		esac
+	done <<< "$vmstat"
+	REPLY="$hot $cold $fail"
+}
+
+# follow: a line per sample of the workload's CSV, until it exits
+follow()
+{
+	local t phase share oracle moved last=-1 hot cold fail
+
+	tail -n +2 -F --pid="$wpid" "$TMP/w1.csv" 2>/dev/null |
+	while IFS=, read -r t phase share oracle _ _ _ moved; do
+		if [ "$phase" != "$last" ]; then
+			echo "demo: phase $phase: the regions' ranking changes"
+			"$TOOL" show | sed 's/^/demo:   /'
+			last=$phase
+		fi
+		damon_moved
+		read -r hot cold fail <<< "$REPLY"
+		printf 'demo: [%5.0f s] phase %d: node0 serves %.3f of accesses, oracle %.3f (%3.0f%%); %6d pages moved; DAMON hot +%d cold +%d fail +%d\n' \
+			"$t" "$phase" "$share" "$oracle" "$(awk -v s="$share" -v o="$oracle" 'BEGIN { print 100 * s / o }')" \
+			"$moved" $((hot - H0)) $((cold - C0)) $((fail - F0))
+	done
+}
+
 echo "demo: $(uname -r); tiers: $(for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
-	printf '%s=node%s ' ${t##*/} "$(cat $t/nodelist)"; done)"
-# NUMA balancing would move pages too: keep it off so that DAMOS alone does
+	printf '%s=node%s ' "${t##*/}" "$(cat "$t/nodelist")"; done)"
 echo 0 > /proc/sys/kernel/numa_balancing
-
-damon_setup
-start=$SECONDS
-echo "demo: kdamonds $(cat $ADMIN/kdamonds/0/pid) $(cat $ADMIN/kdamonds/1/pid) on;" \
-	"mainline's self-tuning recipe: nothing picked for this machine"
-show_node0 "demo:"
-
-# the cold set takes node0's free memory but FAST_FREE_MIB
-read -r -d '' meminfo < /sys/devices/system/node/node$FAST/meminfo
-while read -r _ _ k v _; do
-	[ "$k" = MemFree: ] && COLD_MIB=$((v / 1024 - FAST_FREE_MIB))
-done <<< "$meminfo"
-[ "${COLD_MIB:-0}" -gt 0 ] || die "node$FAST has less than $FAST_FREE_MIB MiB free"
-echo "demo: workload: hot set $HOT_MIB MiB on node$SLOW, cold set $COLD_MIB MiB on node$FAST"
-rm -f $STATUS
-"$WORKLOAD" $HOT_MIB $SLOW $COLD_MIB $FAST $STATUS &
+echo true > /sys/kernel/mm/numa/demotion_enabled
+sync
+echo 3 > /proc/sys/vm/drop_caches
+echo 1 > /proc/sys/vm/compact_memory
+echo "demo: $TOOL start $FAST $SLOW"
+"$TOOL" start $FAST $SLOW | sed 's/^/demo: /'
+[ "${PIPESTATUS[0]}" = 0 ] || die "damon-tiering.sh start failed"
+damon_moved
+read -r H0 C0 F0 <<< "$REPLY"
+total_kb=$(awk '$3 == "MemTotal:" { print $4 }' /sys/devices/system/node/node$FAST/meminfo)
+mib=$((total_kb * 3 / 2 / 1024))
+echo "demo: W1: $mib MiB in $REGIONS regions, bound to node$FAST and node$SLOW, CPU on node$FAST;" \
+	"$NR_PHASES phases of $PHASE_S s (TCG: emulated time)"
+numactl --cpunodebind=$FAST "$PHASES" $mib $REGIONS $NR_PHASES $PHASE_S $SEED "$TMP/w1.csv" \
+	> "$TMP/w1.out" &
 wpid=$!
-for i in $(seq 1200); do
-	[ -s $STATUS ] && break
-	kill -0 $wpid 2>/dev/null || die "workload died"
-	sleep 0.1
+while ! [ -s "$TMP/w1.csv" ] && kill -0 $wpid 2>/dev/null; do
+	sleep 1
 done
-[ -s $STATUS ] || die "workload did not report"
-snapshot
-for k in "${!V[@]}"; do
-	V0[$k]=${V[$k]}
+follow
+wait $wpid || die "the workload failed: $(cat "$TMP/w1.out")"
+wpid=
+grep -v '^RESULT' "$TMP/w1.out" | sed 's/^/demo: /'
+declare -A R
+while read -r line; do
+	[ "${line%% *}" = RESULT ] || continue
+	line=${line#RESULT }
+	R[${line%%=*}]=${line#*=}
+done < "$TMP/w1.out"
+for ((p = 0; p < NR_PHASES; p++)); do
+	printf 'demo: phase %d: node0 served %.3f of accesses over its second half, oracle %.3f (%.0f%%); 90%% of the oracle %s\n' \
+		$p "${R[share_$p]}" "${R[oracle_$p]}" \
+		"$(awk -v s="${R[share_$p]}" -v o="${R[oracle_$p]}" 'BEGIN { print 100 * s / o }')" \
+		"$([ "${R[reach90_s_$p]}" = -1.0 ] && echo "not reached" || echo "after ${R[reach90_s_$p]} s")"
 done
-init_hot=$(show_set "initial" hot)
-init_cold=$(show_set "initial" cold)
-init_hot_fast=${P[hot.node$FAST]}
-init_cold_slow=${P[cold.node$SLOW]}
-echo "$init_hot"
-echo "$init_cold"
-
-while :; do
-	sleep $PERIOD_S
-	update 0
-	update 1
-	snapshot
-	t=$(printf '[%3ds]' $((SECONDS - start)))
-	show_set "$t" hot
-	show_set "$t" cold
-	show_node0 "$t"
-	show_schemes "$t"
-	show_vmstat "$t"
-	if moved; then
-		echo "demo: hot set on node$FAST after $((SECONDS - start))s of DAMON"
-		break
-	fi
-	[ $((SECONDS - start)) -ge $MAX_S ] && break
-done
-
-# the placement first, then the stats: whatever moved by then is counted
-snapshot
-last_hot_fast=${P[hot.node$FAST]}
-last_cold_slow=${P[cold.node$SLOW]}
-update 0
-update 1
-for i in 0 1; do
-	w off $ADMIN/kdamonds/$i/state
-done
-echo
-echo "=== summary ($((SECONDS - start))s of DAMON) ==="
-sleep 2		# a report made with DAMON off
-snapshot
-echo "$init_hot"
-show_set "final  " hot
-echo "$init_cold"
-show_set "final  " cold
-read -r sz_cold < $ADMIN/kdamonds/0/contexts/0/schemes/0/stats/sz_applied
-read -r sz_hot < $ADMIN/kdamonds/1/contexts/0/schemes/0/stats/sz_applied
-cold_applied=$((sz_cold / PAGE_SIZE))
-hot_applied=$((sz_hot / PAGE_SIZE))
-cold_moved=$((last_cold_slow - init_cold_slow))
-hot_moved=$((last_hot_fast - init_hot_fast))
-echo "cold set node$FAST->node$SLOW: $cold_moved pages;" \
-	"DAMOS migrate_cold applied to $cold_applied pages"
-echo "hot set  node$SLOW->node$FAST: $hot_moved pages;" \
-	"DAMOS migrate_hot  applied to $hot_applied pages"
-show_vmstat "since start,"
-show_node0 "final:"
-echo "(pgmigrate_success counts both directions; migrate_cold also moves" \
-	"other idle pages of node$FAST, e.g. page cache; it demotes only" \
-	"what node$FAST needs to stay 0.5% free, so most of the cold set stays)"
-
-pct hot $FAST
-hot_pct=$REPLY
-pct cold $SLOW
-cold_pct=$REPLY
-if [ $hot_applied -lt $hot_moved ] || [ $cold_applied -lt $cold_moved ]; then
-	echo "FAIL: the DAMOS stats miss pages that moved"
-	exit 1
+damon_moved
+read -r hot cold fail <<< "$REPLY"
+printf 'demo: all phases: %.3f of %.3f (%.0f%% of the oracle); DAMON moved %d pages hot, %d cold, %d failed; %d pages moved back within a phase\n' \
+	"${R[share_late_mean]}" "${R[oracle_mean]}" \
+	"$(awk -v s="${R[share_late_mean]}" -v o="${R[oracle_mean]}" 'BEGIN { print 100 * s / o }')" \
+	$((hot - H0)) $((cold - C0)) $((fail - F0)) "${R[pingpong_pages]}"
+"$TOOL" show | sed 's/^/demo:   /'
+if [ $((hot - H0)) = 0 ] || [ $((cold - C0)) = 0 ]; then
+	die "a scheme moved nothing"
 fi
-if moved; then
-	echo "PASS: hot set ${hot_pct}% on node$FAST, cold set ${cold_pct}% on node$SLOW"
-	exit 0
-fi
-echo "FAIL: hot set ${hot_pct}% on node$FAST (want >= ${PASS_PCT}%), cold set ${cold_pct}% on node$SLOW"
-exit 1
+echo "demo: ok"
