@@ -4,8 +4,9 @@
 # timeout: 5400
 #
 # Which tiering to turn on: every policy of POLICIES on every workload of
-# WORKLOADS (W1 W2), in one boot, with the same seeds (runs in the lab
-# guest, patched kernel: it reads the series' counters and files).
+# WORKLOADS (default W1 W2; W3, the longest, in a boot of its own), in one
+# boot, with the same seeds (runs in the lab guest, patched kernel: it
+# reads the series' counters and files).
 #
 # Workload W1 (build/bench/bin/phases, bench/phases.c): W1_MIB (default
 # 1.5x node0's MemTotal) of anonymous memory in W1_REGIONS (10) regions,
@@ -24,6 +25,19 @@
 # of the hot keys (redis-benchmark on CPU1, 4 clients, pipeline 16), each
 # giving ops/s and latencies; the policy should bring the hot keys to
 # node0.  At the end, redis-server's pages per node (numa_maps).
+#
+# Workload W3, numa-hint-seed.sh's two regimes of bench/numa-hint.c under
+# each policy (W3_REGIMES, default "uniform hotchunk"), with that
+# scenario's NUMA-balancing scan knobs and THP off for the run: 1536 MiB
+# in 8 MiB chunks, node0's free memory but 64 MiB filled first (demotion
+# off while it fills), the rest on node2; then the policy on, and episodes
+# of random writes to one chunk each: in "uniform" (the seed's regime) any
+# chunk, W3_UNIFORM_EPISODES (120) of 6291456 writes; in "hotchunk" one
+# of 16 hot chunks, with a never-hot chunk swept after every 4 episodes,
+# W3_HOTCHUNK_EPISODES (60) of 16777216 writes.  Keys W3u_/W3h_POLICY_:
+# dram_share_pct (of the episodes' accesses), hot_final_pct,
+# ep_promoted_pages, _kept, _undone, wrong_promoted_pages (never-hot
+# pages promoted), and the counters.
 #
 # Policies (each starts from the same state: DAMON off, NUMA balancing
 # off, reclaim demotion on, caches dropped, memory compacted):
@@ -58,6 +72,11 @@ CSV=$OUTDIR/tiering-policies.csv
 W2_CSV=$OUTDIR/tiering-policies-redis.csv
 POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8}
 WORKLOADS=${WORKLOADS:-W1 W2}
+W3_REGIMES=${W3_REGIMES:-uniform hotchunk}
+W3_UNIFORM_EPISODES=${W3_UNIFORM_EPISODES:-120}
+W3_HOTCHUNK_EPISODES=${W3_HOTCHUNK_EPISODES:-60}
+NH=$REPO/build/bench/bin/numa-hint
+NB=/sys/kernel/debug/sched/numa_balancing
 W2_HOT_KEYS=${W2_HOT_KEYS:-10000} W2_WINDOWS=${W2_WINDOWS:-12} W2_REQS=${W2_REQS:-20000}
 
 FAST=0 SLOW=2
@@ -252,6 +271,68 @@ run_w1()
 	tail -n +2 "$TMP/w1.csv" | sed "s/^/$p,/" >> "$CSV"
 }
 
+# w3_knobs save|set|restore: numa-hint-seed.sh's scan knobs and THP off
+# for W3 (set), or the values saved before (restore)
+declare -A W3_SAVED
+w3_knobs()
+{
+	local k
+	local -A want=([$NB/scan_delay_ms]=1000 [$NB/scan_period_min_ms]=1000
+		[$NB/scan_period_max_ms]=60000 [$NB/scan_size_mb]=256
+		[/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps]=65536)
+
+	case $1 in
+	save)
+		for k in "${!want[@]}"; do W3_SAVED[$k]=$(cat "$k"); done
+		W3_SAVED[thp]=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled) ;;
+	set)
+		for k in "${!want[@]}"; do w "${want[$k]}" "$k"; done
+		w never /sys/kernel/mm/transparent_hugepage/enabled ;;
+	restore)
+		for k in "${!want[@]}"; do w "${W3_SAVED[$k]}" "$k"; done
+		w "${W3_SAVED[thp]}" /sys/kernel/mm/transparent_hugepage/enabled ;;
+	esac
+}
+
+# run_w3 POLICY REGIME: W3's REGIME (uniform, hotchunk) under POLICY, to
+# RESULT lines W3u_POLICY_key or W3h_POLICY_key
+run_w3()
+{
+	local p=$1 n="W3${2:0:1}_$1" free args i line k
+
+	echo "bench: === W3 $2 $p ==="
+	reset
+	w false /sys/kernel/mm/numa/demotion_enabled
+	free=$(awk '$3 == "MemFree:" { print int($4 / 1024) }' /sys/devices/system/node/node$FAST/meminfo)
+	case $2 in
+	uniform) args=(-u -i 6291456 -e "$W3_UNIFORM_EPISODES") ;;
+	hotchunk) args=(-H 16 -w 4 -i 16777216 -e "$W3_HOTCHUNK_EPISODES") ;;
+	*) die "no W3 regime $2" ;;
+	esac
+	numactl --cpunodebind=$FAST -- "$NH" run -t 1536 -f $((free - 64)) -c 8 -r 900 -q 5 -s 1 \
+		"${args[@]}" w3 "$TMP/w3.csv" > "$TMP/w3.out" &
+	w1_pid=$!
+	for ((i = 0; i < 6000; i++)); do
+		grep -qx ready "$TMP/w3.out" && break
+		kill -0 $w1_pid 2>/dev/null || die "W3 $2 $p: the workload died"
+		sleep 0.1
+	done
+	grep -qx ready "$TMP/w3.out" || die "W3 $2 $p: the workload did not come up"
+	vmstat_snap
+	for k in "${COUNTERS[@]}"; do V0[$k]=${VM[$k]:-0}; done
+	w true /sys/kernel/mm/numa/demotion_enabled
+	policy_on "$p"
+	kill -USR1 $w1_pid
+	wait $w1_pid || die "W3 $2 $p: the workload failed"
+	w1_pid=
+	finish "$n"
+	while read -r line; do
+		[ "${line%% *}" = RESULT ] || continue
+		line=${line#RESULT w3_}
+		result "$n" "${line%%=*}" "${line#*=}"
+	done < "$TMP/w3.out"
+}
+
 # redis_bench ARGS...: redis-benchmark against W2's server (a unix
 # socket: the lab guest has no network) on CPU1, 4
 # clients, pipeline 16, 20,000-byte values; its CSV result line
@@ -328,6 +409,15 @@ for wl in $WORKLOADS; do
 		command -v redis-server > /dev/null || die "no redis-server (scripts/install-deps.sh installs it)"
 		for p in $POLICIES; do run_w2 "$p"; done
 		;;
+	W3)
+		[ -x "$NH" ] || die "no $NH (bench/run.sh builds it)"
+		w3_knobs save
+		w3_knobs set
+		for r in $W3_REGIMES; do
+			for p in $POLICIES; do run_w3 "$p" "$r"; done
+		done
+		w3_knobs restore
+		;;
 	*) die "no workload $wl" ;;
 	esac
 done
@@ -352,18 +442,50 @@ for p in ${POLICIES_W1-$POLICIES}; do
 		"${R[$p.kdamond_cpu_s]:--}" "${R[$p.sys_s]:--}"
 done
 
-[ "${WORKLOADS/W2/}" != "$WORKLOADS" ] || exit 0
-f="%-9s %8s %8s %8s %8s %9s %9s %9s %9s %11s %7s\n"
-echo
-echo "bench: W2 redis GET of the hot keys: ops/s (first window, mean, second half), p99 of the last window; redis pages per node at the end; TCG (emulated), not hardware"
-# shellcheck disable=SC2059
-printf "bench: $f" policy first mean late p99_ms node0 node2 promoted demoted dmn_hot/cld kd_cpu
-for p in $POLICIES; do
-	n=W2_$p
+# w2_table: W2's table
+w2_table()
+{
+	local p n
+
+	f="%-9s %8s %8s %8s %8s %9s %9s %9s %9s %11s %7s\n"
+	echo
+	echo "bench: W2 redis GET of the hot keys: ops/s (first window, mean, second half), p99 of the last window; redis pages per node at the end; TCG (emulated), not hardware"
 	# shellcheck disable=SC2059
-	printf "bench: $f" "$p" "${R[$n.first_ops_per_s]:--}" "${R[$n.ops_per_s_mean]:--}" \
-		"${R[$n.ops_per_s_late]:--}" "${R[$n.p99_ms_last]:--}" \
-		"${R[$n.pages_node0]:--}" "${R[$n.pages_node2]:--}" "${R[$n.pgpromote_success]:--}" \
-		"$((${R[$n.pgdemote_kswapd]:-0} + ${R[$n.pgdemote_direct]:-0}))" \
-		"${R[$n.damon_migrate_hot]:--}/${R[$n.damon_migrate_cold]:--}" "${R[$n.kdamond_cpu_s]:--}"
-done
+	printf "bench: $f" policy first mean late p99_ms node0 node2 promoted demoted dmn_hot/cld kd_cpu
+	for p in $POLICIES; do
+		n=W2_$p
+		# shellcheck disable=SC2059
+		printf "bench: $f" "$p" "${R[$n.first_ops_per_s]:--}" "${R[$n.ops_per_s_mean]:--}" \
+			"${R[$n.ops_per_s_late]:--}" "${R[$n.p99_ms_last]:--}" \
+			"${R[$n.pages_node0]:--}" "${R[$n.pages_node2]:--}" "${R[$n.pgpromote_success]:--}" \
+			"$((${R[$n.pgdemote_kswapd]:-0} + ${R[$n.pgdemote_direct]:-0}))" \
+			"${R[$n.damon_migrate_hot]:--}/${R[$n.damon_migrate_cold]:--}" "${R[$n.kdamond_cpu_s]:--}"
+	done
+}
+
+# w3_table REGIME
+w3_table()
+{
+	local p n
+
+	f="%-9s %6s %6s %8s %7s %7s %7s %9s %9s %5s %6s %6s\n"
+	echo
+	echo "bench: W3 $1: DRAM share of the episodes' accesses, hot pages on node0 at the end, pages promoted during their chunk's episode (kept / undone by its next one), never-hot pages promoted, pages moved by the kernel; times TCG (emulated), not hardware"
+	# shellcheck disable=SC2059
+	printf "bench: $f" policy dram% final% ep_prom kept undone wrong promoted demoted eps run_s kd_cpu
+	for p in $POLICIES; do
+		n="W3${1:0:1}_$p"
+		# shellcheck disable=SC2059
+		printf "bench: $f" "$p" "${R[$n.dram_share_pct]:--}" "${R[$n.hot_final_pct]:--}" \
+			"${R[$n.ep_promoted_pages]:--}" "${R[$n.ep_promoted_kept]:--}" \
+			"${R[$n.ep_promoted_undone]:--}" "${R[$n.wrong_promoted_pages]:--}" \
+			"$((${R[$n.pgpromote_success]:-0} + ${R[$n.damon_migrate_hot]:-0}))" \
+			"$((${R[$n.pgdemote_kswapd]:-0} + ${R[$n.pgdemote_direct]:-0} + ${R[$n.damon_migrate_cold]:-0}))" \
+			"${R[$n.episodes]:--}" "${R[$n.run_s]:--}" "${R[$n.kdamond_cpu_s]:--}"
+	done
+}
+
+[ "${WORKLOADS/W2/}" = "$WORKLOADS" ] || w2_table
+if [ "${WORKLOADS/W3/}" != "$WORKLOADS" ]; then
+	for r in $W3_REGIMES; do w3_table "$r"; done
+fi
