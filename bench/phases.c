@@ -36,6 +36,12 @@
  * the phase's start to the first sample at 90% of the oracle, -1 if none);
  * share_mean (every sample), share_late_mean (the second halves),
  * oracle_mean, pingpong_pages, fast_room_pages (the oracle's),
+ * oracle_moves_p and oracle_moves (the pages the oracle itself moves into
+ * and out of FAST at phase p's start, from the fill's layout for phase 0,
+ * and their sum over the phases), moved_p (the pages the kernel
+ * migrated during phase p, from /proc/vmstat's pgpromote_success,
+ * pgdemote_* and damon_migrate_hot/cold: every migration on the machine,
+ * which runs this alone),
  * fast_pages_after_fill, accesses_per_s,
  * sys_s and user_s of the whole run.  Times are those of the machine it
  * runs on (TCG in the lab).
@@ -70,6 +76,8 @@ static int fast = 0, slow = 2;
 static double weight[MAX_PHASES][MAX_REGIONS];
 static double cumul[MAX_PHASES][MAX_REGIONS];
 static double oracle[MAX_PHASES];
+/* per phase: the oracle's pages of each region on FAST */
+static unsigned long oracle_fast[MAX_PHASES][MAX_REGIONS];
 static atomic_int phase;
 static atomic_int stop;
 static atomic_ulong accesses;
@@ -212,11 +220,62 @@ static void make_oracle(unsigned long cap)
 					best = r;
 			take = left < region_pages ? left : region_pages;
 			share += w[best] * take / region_pages;
+			oracle_fast[p][best] = take;
 			left -= take;
 			w[best] = -1;
 		}
 		oracle[p] = share;
 	}
+}
+
+static unsigned long oracle_moves[MAX_PHASES];
+
+/*
+ * The pages the oracle moves at each phase's start: per region, the
+ * difference between its pages on FAST in the phase and in the one before
+ * (for phase 0, where the fill left them: @home, one sampled page in
+ * every stride).
+ */
+static void oracle_exchange(const int *home, unsigned long nr_samp)
+{
+	unsigned long before[MAX_REGIONS] = { 0 };
+
+	for (unsigned long i = 0; i < nr_samp; i++)
+		if (home[i] == fast)
+			before[i * stride / region_pages] += stride;
+	for (unsigned long p = 0; p < nr_phases; p++) {
+		for (unsigned long r = 0; r < nr_regions; r++) {
+			unsigned long want = oracle_fast[p][r];
+
+			oracle_moves[p] += want > before[r] ? want - before[r] : before[r] - want;
+			before[r] = want;
+		}
+	}
+}
+
+/*
+ * The pages the kernel has migrated between nodes since boot, by
+ * /proc/vmstat: promotions, reclaim's demotions, DAMOS migrations (a
+ * counter the kernel lacks counts 0).
+ */
+static unsigned long vm_moved(void)
+{
+	static const char *const keys[] = {
+		"pgpromote_success", "pgdemote_kswapd", "pgdemote_direct",
+		"pgdemote_khugepaged", "damon_migrate_hot", "damon_migrate_cold",
+	};
+	unsigned long v, sum = 0;
+	char k[64];
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %lu", k, &v) == 2)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strcmp(k, keys[i]))
+				sum += v;
+	fclose(f);
+	return sum;
 }
 
 int main(int argc, char **argv)
@@ -227,6 +286,7 @@ int main(int argc, char **argv)
 	unsigned long cap;
 	unsigned long nodemask = 0, ns = 0;
 	double phase_s, sample_s = 2, t0, sum = 0, late_sum = 0, oracle_sum = 0;
+	unsigned long oracle_moves_sum = 0, moved_p[MAX_PHASES] = { 0 }, vm_mark;
 	int *status, *prev, *home, *moves, late_n = 0;
 	void **pages;
 	pthread_t th;
@@ -305,12 +365,14 @@ int main(int argc, char **argv)
 	}
 	fast_after_fill *= stride;
 	make_oracle(cap < nr_pages ? cap : nr_pages);
+	oracle_exchange(home, nr_samp);
 	printf("phases: %lu MiB, %lu regions of %lu pages; node%d: room for %lu pages before, %lu of them there after the fill\n",
 	       size >> 20, nr_regions, region_pages, fast, cap, fast_after_fill);
 	fflush(stdout);
 
 	fprintf(csv, "t_s,phase,share,oracle,fast_pages,slow_pages,other_pages,moved_pages\n");
 	t0 = now();
+	vm_mark = vm_moved();
 	if (pthread_create(&th, NULL, access_thread, NULL)) {
 		fprintf(stderr, "phases: pthread_create failed\n");
 		return 1;
@@ -330,6 +392,8 @@ int main(int argc, char **argv)
 		if (p != cur) {
 			/* a new phase: where each page is now is its home */
 			atomic_store(&phase, p);
+			moved_p[cur] = vm_moved() - vm_mark;
+			vm_mark += moved_p[cur];
 			for (unsigned long i = 0; i < nr_samp; i++)
 				pingpong += moves[i] == 2;
 			memcpy(home, status, nr_samp * sizeof(*status));
@@ -374,6 +438,7 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
+	moved_p[atomic_load(&phase)] = vm_moved() - vm_mark;
 	t0 = now() - t0;
 
 	for (unsigned long i = 0; i < nr_samp; i++)
@@ -395,6 +460,9 @@ int main(int argc, char **argv)
 		printf("RESULT share_%lu=%.4f\n", p, pn ? psum / pn : 0);
 		printf("RESULT oracle_%lu=%.4f\n", p, oracle[p]);
 		printf("RESULT reach90_s_%lu=%.1f\n", p, reach);
+		printf("RESULT oracle_moves_%lu=%lu\n", p, oracle_moves[p]);
+		printf("RESULT moved_%lu=%lu\n", p, moved_p[p]);
+		oracle_moves_sum += oracle_moves[p];
 		late_sum += psum;
 		late_n += pn;
 		oracle_sum += oracle[p];
@@ -405,6 +473,7 @@ int main(int argc, char **argv)
 	printf("RESULT share_mean=%.4f\n", ns ? sum / ns : 0);
 	printf("RESULT share_late_mean=%.4f\n", late_n ? late_sum / late_n : 0);
 	printf("RESULT oracle_mean=%.4f\n", oracle_sum / nr_phases);
+	printf("RESULT oracle_moves=%lu\n", oracle_moves_sum);
 	printf("RESULT pingpong_pages=%lu\n", pingpong * stride);
 	printf("RESULT fast_room_pages=%lu\n", cap);
 	printf("RESULT fast_pages_after_fill=%lu\n", fast_after_fill);

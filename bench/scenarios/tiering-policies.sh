@@ -14,7 +14,11 @@
 # W1_PHASES (3) phases of W1_PHASE_S (60) seconds, each with its own
 # ranking of the regions' access weights (seed W1_SEED).  The metric is the
 # DRAM share of accesses, sampled every 2 s with move_pages(2), against an
-# oracle that puts the hottest regions first into node0's free memory.
+# oracle that puts the hottest regions first into node0's free memory;
+# oracle_moves_P counts the pages that oracle itself moves between the
+# nodes at phase P's start, the floor of any policy's page exchange;
+# mv/or in the table: per phase, the pages the kernel migrated during it
+# (moved_P, from /proc/vmstat) over oracle_moves_P.
 #
 # Workload W2, the seed RFC's Redis case with Debian's redis-server and
 # redis-benchmark: redis-server (CPU0, numactl -b --membind=0,2) gets a
@@ -422,25 +426,36 @@ for wl in $WORKLOADS; do
 	esac
 done
 
-f="%-9s %6s %6s %6s %6s %6s %9s %9s %9s %9s %8s %7s %7s\n"
-[ "${WORKLOADS/W1/}" != "$WORKLOADS" ] || POLICIES_W1=
-echo
-echo "bench: W1 DRAM share of accesses (late: second half of each phase); reach90: s to 90% of the oracle per phase; times TCG (emulated), not hardware"
-# shellcheck disable=SC2059
-printf "bench: $f" policy mean late oracle late/or pingpg reach90 promoted demoted dmn_hot/cld fail kd_cpu sys_s
-for p in ${POLICIES_W1-$POLICIES}; do
-	r90=${R[$p.reach90_s_0]:--}
-	for ((i = 1; i < W1_PHASES; i++)); do r90+="/${R[$p.reach90_s_$i]:--}"; done
+# w1_table: W1's table
+w1_table()
+{
+	local p r90 i mvor
+
+	f="%-9s %6s %6s %6s %6s %6s %9s %9s %9s %9s %8s %11s %7s %7s\n"
+	echo
+	echo "bench: W1 DRAM share of accesses (late: second half of each phase); reach90: s to 90% of the oracle per phase; mv/or: pages migrated over the oracle's exchange per phase; times TCG (emulated), not hardware"
 	# shellcheck disable=SC2059
-	printf "bench: $f" "$p" "${R[$p.share_mean]:--}" "${R[$p.share_late_mean]:--}" \
-		"${R[$p.oracle_mean]:--}" \
-		"$(awk -v a="${R[$p.share_late_mean]:-0}" -v b="${R[$p.oracle_mean]:-1}" 'BEGIN { printf "%.3f", a / b }')" \
-		"${R[$p.pingpong_pages]:--}" "$r90" "${R[$p.pgpromote_success]:--}" \
-		"$((${R[$p.pgdemote_kswapd]:-0} + ${R[$p.pgdemote_direct]:-0}))" \
-		"${R[$p.damon_migrate_hot]:--}/${R[$p.damon_migrate_cold]:--}" \
-		"${R[$p.pgmigrate_fail]:--}" \
-		"${R[$p.kdamond_cpu_s]:--}" "${R[$p.sys_s]:--}"
-done
+	printf "bench: $f" policy mean late oracle late/or pingpg reach90 promoted demoted dmn_hot/cld fail mv/or kd_cpu sys_s
+	for p in $POLICIES; do
+		r90=${R[$p.reach90_s_0]:--}
+		for ((i = 1; i < W1_PHASES; i++)); do r90+="/${R[$p.reach90_s_$i]:--}"; done
+		mvor=
+		for ((i = 0; i < W1_PHASES; i++)); do
+			mvor+=${mvor:+/}$(awk -v a="${R[$p.moved_$i]:-0}" -v b="${R[$p.oracle_moves_$i]:-0}" \
+				'BEGIN { if (b > 0) printf "%.1f", a / b; else printf "-" }')
+		done
+		# shellcheck disable=SC2059
+		printf "bench: $f" "$p" "${R[$p.share_mean]:--}" "${R[$p.share_late_mean]:--}" \
+			"${R[$p.oracle_mean]:--}" \
+			"$(awk -v a="${R[$p.share_late_mean]:-0}" -v b="${R[$p.oracle_mean]:-1}" 'BEGIN { printf "%.3f", a / b }')" \
+			"${R[$p.pingpong_pages]:--}" "$r90" "${R[$p.pgpromote_success]:--}" \
+			"$((${R[$p.pgdemote_kswapd]:-0} + ${R[$p.pgdemote_direct]:-0}))" \
+			"${R[$p.damon_migrate_hot]:--}/${R[$p.damon_migrate_cold]:--}" \
+			"${R[$p.pgmigrate_fail]:--}" \
+			"$mvor" \
+			"${R[$p.kdamond_cpu_s]:--}" "${R[$p.sys_s]:--}"
+	done
+}
 
 # w2_table: W2's table
 w2_table()
@@ -485,6 +500,7 @@ w3_table()
 	done
 }
 
+[ "${WORKLOADS/W1/}" = "$WORKLOADS" ] || w1_table
 [ "${WORKLOADS/W2/}" = "$WORKLOADS" ] || w2_table
 if [ "${WORKLOADS/W3/}" != "$WORKLOADS" ]; then
 	for r in $W3_REGIMES; do w3_table "$r"; done
