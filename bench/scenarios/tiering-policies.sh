@@ -36,9 +36,9 @@
 # in 8 MiB chunks, node0's free memory but 64 MiB filled first (demotion
 # off while it fills), the rest on node2; then the policy on, and episodes
 # of random writes to one chunk each: in "uniform" (the seed's regime) any
-# chunk, W3_UNIFORM_EPISODES (120) of 6291456 writes; in "hotchunk" one
+# chunk, W3_UNIFORM_EPISODES (768) of 6291456 writes; in "hotchunk" one
 # of 16 hot chunks, with a never-hot chunk swept after every 4 episodes,
-# W3_HOTCHUNK_EPISODES (60) of 16777216 writes.  Keys W3u_/W3h_POLICY_:
+# W3_HOTCHUNK_EPISODES (400) of 16777216 writes.  Keys W3u_/W3h_POLICY_:
 # dram_share_pct (of the episodes' accesses), hot_final_pct,
 # ep_promoted_pages, _kept, _undone, wrong_promoted_pages (never-hot
 # pages promoted), and the counters.
@@ -77,8 +77,8 @@ W2_CSV=$OUTDIR/tiering-policies-redis.csv
 POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8}
 WORKLOADS=${WORKLOADS:-W1 W2}
 W3_REGIMES=${W3_REGIMES:-uniform hotchunk}
-W3_UNIFORM_EPISODES=${W3_UNIFORM_EPISODES:-120}
-W3_HOTCHUNK_EPISODES=${W3_HOTCHUNK_EPISODES:-60}
+W3_UNIFORM_EPISODES=${W3_UNIFORM_EPISODES:-768}
+W3_HOTCHUNK_EPISODES=${W3_HOTCHUNK_EPISODES:-400}
 NH=$REPO/build/bench/bin/numa-hint
 NB=/sys/kernel/debug/sched/numa_balancing
 W2_HOT_KEYS=${W2_HOT_KEYS:-10000} W2_WINDOWS=${W2_WINDOWS:-12} W2_REQS=${W2_REQS:-20000}
