@@ -21,9 +21,12 @@
 # reserve, in basis points of its managed pages (/proc/zoneinfo).  Goals
 # that ignore R would sit inside it on a small node (0.5% free is below
 # the reserve of a 1 GiB node), and migrate_cold would never run.
-# Schemes apply as often as it takes 200 MiB/s to move the 0.2% of the
-# node between the two goals (at least every millisecond, at most every
-# second), so that an application moves about what is left to a goal.
+# The schemes' apply interval is the time 200 MiB/s takes to move the
+# 0.2% of the node between the two goals (at least 1 ms, at most 1 s), so
+# that an application moves about what is left to a goal.  DAMON applies a
+# scheme at most once per sampling interval: a kdamond whose sampling has
+# tuned itself longer applies at every sample, each time moving at most
+# what is left to its goal.
 # Monitoring intervals tune themselves toward 4% of the possible accesses
 # in 3 aggregations, sampling every 5 ms to 10 s.
 #
@@ -183,7 +186,7 @@ start()
 	w on $KDS/0/state
 	w on $KDS/1/state || { echo off > $KDS/0/state; exit 1; }
 	echo "damon-tiering: node$fast reserve $reserve bp: goals $((USED_BP - reserve)) bp used," \
-		"$((FREE_BP + reserve)) bp free; schemes applied every $gap_ms ms;" \
+		"$((FREE_BP + reserve)) bp free; apply interval $gap_ms ms;" \
 		"kdamonds $(cat $KDS/0/pid) (node$fast) $(cat $KDS/1/pid) (node$slow)"
 }
 
