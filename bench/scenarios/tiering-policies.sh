@@ -58,8 +58,8 @@
 #        migrate_cold after 4 s idle, migrate_hot on any access, no quota)
 #   P7   P1's promotion with P4's migrate_cold doing the demotion
 #   P8   the series' recommended setup: tools/mm/damon-tiering.sh (P5 with
-#        its goals moved by node0's reserve, applied as often as it takes
-#        the quota's rate to cross the gap between them)
+#        its goals moved by node0's reserve, its apply interval the time
+#        the quota's rate takes to cross the gap between them)
 # Reclaim demotion stays on under every policy: it is what keeps a full
 # node0 allocating, and what a tiered machine runs.
 #
