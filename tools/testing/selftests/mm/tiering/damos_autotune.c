@@ -401,13 +401,28 @@ TEST_F_TIMEOUT(autotune, migrate_hot_allow_young_moves_only_accessed, 300)
  * twice node0's free share raises it again, one at half that share lowers
  * it: DAMON measures the free share between the two.  The kernel does not
  * write what it measured to current_value, which keeps what was written.
+ *
+ * "Far below" is a quarter of a ballast this test faults on node0, a tenth
+ * of the node, so that node0's use is at least four times the goal whatever
+ * else node0 holds, and the tuner, which drops the quota to its minimum for
+ * a score of twice the goal or more, does so in the first charge window.
  */
 TEST_F_TIMEOUT(autotune, node_mem_goals_tune_quota, 240)
 {
-	long used, free_bp, up, down, cur;
+	long used, ballast_bp, free_bp, up, down, cur, counts[MAX_NODES];
+	long total_kb = node_mem_total_kb(FAST_NODE);
+	size_t ballast_len;
+	char *ballast;
 
+	ASSERT_GT(total_kb, 0);
+	ballast_len = (total_kb / 10 / 4) * 4 * 1024;
+	ballast = alloc_on_node(ballast_len, FAST_NODE);
+	ASSERT_NE(ballast, NULL);
+	ASSERT_EQ(count_pages_per_node(ballast, ballast_len, counts), 0);
+	ballast_bp = counts[FAST_NODE] * 4 * 10000 / total_kb;
+	ASSERT_GE(ballast_bp, 900);
 	used = node_used_bp(FAST_NODE, false);
-	ASSERT_GT(used, 0);
+	ASSERT_GE(used, ballast_bp);
 	ASSERT_EQ(write_file(SCHEME "/quotas/bytes", "%lu", 200UL << 20), 0);
 	ASSERT_EQ(write_file(SCHEME "/quotas/reset_interval_ms", "100"), 0);
 	ASSERT_EQ(write_file(SCHEME "/apply_interval_us", "100000"), 0);
@@ -426,10 +441,11 @@ TEST_F_TIMEOUT(autotune, node_mem_goals_tune_quota, 240)
 	EXPECT_EQ(cur, 0);
 
 	/* far above the goal: down to the minimum */
-	ASSERT_EQ(write_file(QGOAL "/target_value", "%ld", used / 4 + 1), 0);
+	ASSERT_EQ(write_file(QGOAL "/target_value", "%ld", ballast_bp / 4), 0);
 	ASSERT_EQ(write_file(KD "/state", "commit_schemes_quota_goals"), 0);
 	down = esz_settled(false);
-	TH_LOG("above the goal: effective_bytes %ld", down);
+	TH_LOG("%ld bp goal, %ld bp ballast, node0 used %ld bp: effective_bytes %ld",
+	       ballast_bp / 4, ballast_bp, node_used_bp(FAST_NODE, true), down);
 	EXPECT_GE(down, 0);
 	EXPECT_LT(down, 1L << 20);
 
@@ -450,6 +466,7 @@ TEST_F_TIMEOUT(autotune, node_mem_goals_tune_quota, 240)
 	EXPECT_GE(down, 0);
 	EXPECT_LT(down, 1L << 20);
 	EXPECT_EQ(read_long(QGOAL "/current_value"), 0);
+	munmap(ballast, ballast_len);
 }
 
 /*
