@@ -95,50 +95,9 @@ declare -A KNOBS=(
 	[$NB/scan_size_mb]=${SCAN_SIZE_MB:-256}
 	[/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps]=${RATE_LIMIT_MBPS:-65536}
 )
-COUNTERS="pgpromote_success pgpromote_candidate pgpromote_reject_latency
-	pgpromote_reject_ratelimit pgpromote_fail numa_hint_faults numa_pte_updates
-	numa_pages_migrated pgdemote_kswapd pgdemote_direct oom_kill"
-declare -A R
-fast=
-TMP=$(mktemp -d)
-pids=()
-
-die()
-{
-	echo "bench: numa-hint-seed: $*" >&2
-	exit 1
-}
-
-w()
-{
-	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
-}
-
-cleanup()
-{
-	local p
-
-	echo 0 > /proc/sys/kernel/numa_balancing
-	[ -e $TP/enable ] && echo 0 > $TP/enable
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-vmstat()
-{
-	echo 1 > /proc/sys/vm/stat_refresh
-	cat /proc/vmstat > "$1"
-}
-
-result()
-{
-	echo "RESULT ${cfg}_$1=$2"
-	R[$cfg.$1]=$2
-}
+SCENARIO=numa-hint-seed
+# shellcheck source=bench/numa-hint-lib.sh
+. "$REPO/bench/numa-hint-lib.sh"
 
 # configure CONFIG: the knobs of one configuration; non-zero if this
 # kernel does not have it
@@ -185,18 +144,13 @@ configure()
 # start LABEL ARGS...: a workload process on CPU0, up to "ready"
 start()
 {
-	local label=$1 p i
+	local label=$1 p
 
 	shift
 	numactl --cpunodebind=0 -- "$BIN" run "$@" "$label" "$CSV" > "$TMP/run.$label" &
 	p=$!
 	pids+=("$p")
-	for ((i = 0; i < 6000; i++)); do
-		grep -qx ready "$TMP/run.$label" && break
-		kill -0 $p 2>/dev/null || die "$label: the workload died"
-		sleep 0.1
-	done
-	grep -qx ready "$TMP/run.$label" || die "$label: the workload did not come up"
+	wait_ready "$TMP/run.$label" "$p" "$label"
 	started=$p
 }
 
@@ -219,7 +173,7 @@ collect()
 
 run()
 {
-	local free big small="" tr="" k v
+	local free big small="" tr=""
 
 	cfg=$1
 	echo "bench: === $cfg ==="
@@ -281,14 +235,7 @@ run()
 	vmstat "$TMP/vmstat.$cfg.1"
 	collect "$TMP/run.$cfg" "" "$cfg"
 	[ -n "$small" ] && collect "$TMP/run.$cfg-small" small_ "$cfg-small"
-	awk -v want="$COUNTERS" 'BEGIN { n = split(want, w); for (i = 1; i <= n; i++) k[w[i]] = i }
-		NR == FNR { v0[$1] = $2; next }
-		$1 in k { d[k[$1]] = $2 - v0[$1] }
-		END { for (i = 1; i <= n; i++) print w[i], d[i] + 0 }' \
-		"$TMP/vmstat.$cfg.0" "$TMP/vmstat.$cfg.1" > "$TMP/delta.$cfg"
-	while read -r k v; do
-		result "$k" "$v"
-	done < "$TMP/delta.$cfg"
+	counter_deltas
 	result migrate_model_s "$(awk -v p="${R[$cfg.pgpromote_success]}" \
 		-v k="${R[$cfg.pgdemote_kswapd]}" -v d="${R[$cfg.pgdemote_direct]}" \
 		-v c=$COPY_NS 'BEGIN { printf "%.4f\n", (p + k + d) * c / 1e9 }')"
@@ -333,22 +280,8 @@ summary()
 	done
 }
 
-[ -x "$BIN" ] || die "no $BIN (bench/run.sh builds it)"
-[ -d "$OUTDIR" ] && [ -w "$OUTDIR" ] || die "$OUTDIR is not a writable directory"
-[ -e $NB/hot_threshold_faults ] || die "no $NB/hot_threshold_faults: not the patched kernel"
 case $WORKLOAD in uniform | twoproc | hotchunk) ;; *) die "unknown WORKLOAD $WORKLOAD" ;; esac
-for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
-	echo "bench: $(basename "$t"): nodes $(cat "$t/nodelist")"
-done
-for k in "${!KNOBS[@]}"; do
-	if [ -e "$k" ]; then
-		w "${KNOBS[$k]}" "$k"
-		echo "bench: $k = ${KNOBS[$k]}"
-	fi
-done
-w never /sys/kernel/mm/transparent_hugepage/enabled
-[ -e $TP/enable ] && w 4096 /sys/kernel/tracing/buffer_size_kb
-echo "mode,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,wrong_promoted,episodes" > "$CSV"
+setup
 echo "bench: $WORKLOAD: $TOTAL_MIB MiB in $CHUNK_MIB MiB chunks, a chunk at random" \
 	"$([ "$WORKLOAD" = hotchunk ] && echo "of $HOT_CHUNKS hot ones (a never-hot one swept after every $SWEEP_EVERY)")" \
 	"per episode, $ITERS random writes each, $EPISODES episodes (0: no limit; at most ${RUN_S}s)" \

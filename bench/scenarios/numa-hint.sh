@@ -60,63 +60,19 @@ declare -A KNOBS=(
 	[$NB/hot_threshold_ms]=${HOT_THRESHOLD_MS:-1000}
 	[/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps]=${RATE_LIMIT_MBPS:-65536}
 )
-COUNTERS="pgpromote_success pgpromote_candidate pgpromote_reject_latency
-	pgpromote_reject_ratelimit pgpromote_fail numa_hint_faults numa_pte_updates
-	numa_pages_migrated pgdemote_kswapd pgdemote_direct oom_kill"
-declare -A R
-fast=
-TMP=$(mktemp -d)
-pids=()
+SCENARIO=numa-hint
+# shellcheck source=bench/numa-hint-lib.sh
+. "$REPO/bench/numa-hint-lib.sh"
 
-die()
-{
-	echo "bench: numa-hint: $*" >&2
-	exit 1
-}
-
-# w VALUE FILE: write a kernel knob, or die naming it.
-w()
-{
-	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
-}
-
-cleanup()
-{
-	local p
-
-	echo 0 > /proc/sys/kernel/numa_balancing
-	[ -e $TP/enable ] && echo 0 > $TP/enable
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# vmstat FILE: /proc/vmstat, brought up to date, into FILE
-vmstat()
-{
-	echo 1 > /proc/sys/vm/stat_refresh
-	cat /proc/vmstat > "$1"
-}
-
-# result KEY VALUE: print "RESULT MODE_KEY=VALUE" and keep it for the summary
-result()
-{
-	echo "RESULT ${mode}_$1=$2"
-	R[$mode.$1]=$2
-}
-
-# run MODE: one mode, from a new layout to RESULT lines
+# run MODE: one mode (cfg), from a new layout to RESULT lines
 run()
 {
-	local free wl tail tr line k v i nb_val
+	local free wl tail tr line nb_val
 
-	mode=$1
+	cfg=$1
 	# tiering mode, with NUMA_BALANCING_TIERING_FAULTS (4) in faults mode
-	nb_val=$([ "$mode" = faults ] && echo 6 || echo 2)
-	echo "bench: === $mode ==="
+	nb_val=$([ "$cfg" = faults ] && echo 6 || echo 2)
+	echo "bench: === $cfg ==="
 	w 0 /proc/sys/kernel/numa_balancing
 	w 0 /sys/kernel/mm/numa/demotion_enabled
 	sync
@@ -129,60 +85,48 @@ run()
 		[ $fast -gt 0 ] && [ $fast -lt "$TOTAL_MIB" ] ||
 			die "node0 has $free MiB free: cannot leave $NODE0_FREE_MIB of it with $TOTAL_MIB in all"
 	fi
-	echo "bench: $mode: node0 free $free MiB: $fast MiB of the workload there first"
+	echo "bench: $cfg: node0 free $free MiB: $fast MiB of the workload there first"
 	result node0_free_mib $free
 	result fast_mib $fast
 
 	numactl --cpunodebind=0 -- "$BIN" run -t "$TOTAL_MIB" -f $fast \
 		-c "$CHUNK_MIB" -H "$HOT_CHUNKS" -i "$ITERS" -w "$SWEEP_EVERY" \
-		-e "$EPISODES" -r "$RUN_S" -s "$SEED" "$mode" "$CSV" > "$TMP/run.$mode" &
+		-e "$EPISODES" -r "$RUN_S" -s "$SEED" "$cfg" "$CSV" > "$TMP/run.$cfg" &
 	wl=$!
-	pids+=($wl)
-	tail -n +1 -f --pid=$wl "$TMP/run.$mode" | grep --line-buffered -vx ready &
+	pids+=("$wl")
+	tail -n +1 -f --pid=$wl "$TMP/run.$cfg" | grep --line-buffered -vx ready &
 	tail=$!
-	for ((i = 0; i < 6000; i++)); do
-		grep -qx ready "$TMP/run.$mode" && break
-		kill -0 $wl 2>/dev/null || die "$mode: the workload died"
-		sleep 0.1
-	done
-	grep -qx ready "$TMP/run.$mode" || die "$mode: the workload did not come up"
+	wait_ready "$TMP/run.$cfg" $wl "$cfg"
 
 	w "$HOT_THRESHOLD_FAULTS" $NB/hot_threshold_faults
-	echo "bench: $mode: numa_balancing $nb_val" \
+	echo "bench: $cfg: numa_balancing $nb_val" \
 		"hot_threshold_ms $(cat $NB/hot_threshold_ms)" \
 		"hot_threshold_faults $(cat $NB/hot_threshold_faults)"
 	tr=
 	if [ -e $TP/enable ]; then
 		echo > /sys/kernel/tracing/trace
 		numactl --cpunodebind=1 --membind=1 -- "$BIN" trace \
-			/sys/kernel/tracing/trace_pipe > "$TMP/trace.$mode" &
+			/sys/kernel/tracing/trace_pipe > "$TMP/trace.$cfg" &
 		tr=$!
-		pids+=($tr)
+		pids+=("$tr")
 		w 1 $TP/enable
 	fi
-	vmstat "$TMP/vmstat.$mode.0"
+	vmstat "$TMP/vmstat.$cfg.0"
 	w 1 /sys/kernel/mm/numa/demotion_enabled
 	w "$nb_val" /proc/sys/kernel/numa_balancing
 	[ "$(cat /proc/sys/kernel/numa_balancing)" = "$nb_val" ] ||
-		die "$mode: numa_balancing reads $(cat /proc/sys/kernel/numa_balancing), not $nb_val"
+		die "$cfg: numa_balancing reads $(cat /proc/sys/kernel/numa_balancing), not $nb_val"
 	kill -USR1 $wl
-	wait $wl || die "$mode: the workload failed"
+	wait $wl || die "$cfg: the workload failed"
 	w 0 /proc/sys/kernel/numa_balancing
-	vmstat "$TMP/vmstat.$mode.1"
+	vmstat "$TMP/vmstat.$cfg.1"
 	wait $tail
 	while read -r line; do
 		[ "${line%% *}" = RESULT ] || continue
-		line=${line#RESULT "$mode"_}
-		R[$mode.${line%%=*}]=${line#*=}
-	done < "$TMP/run.$mode"
-	awk -v want="$COUNTERS" 'BEGIN { n = split(want, w); for (i = 1; i <= n; i++) k[w[i]] = i }
-		NR == FNR { v0[$1] = $2; next }
-		$1 in k { d[k[$1]] = $2 - v0[$1] }
-		END { for (i = 1; i <= n; i++) print w[i], d[i] + 0 }' \
-		"$TMP/vmstat.$mode.0" "$TMP/vmstat.$mode.1" > "$TMP/delta.$mode"
-	while read -r k v; do
-		result "$k" "$v"
-	done < "$TMP/delta.$mode"
+		line=${line#RESULT "$cfg"_}
+		R[$cfg.${line%%=*}]=${line#*=}
+	done < "$TMP/run.$cfg"
+	counter_deltas
 	if [ -n "$tr" ]; then
 		w 0 $TP/enable
 		kill -TERM $tr
@@ -194,9 +138,9 @@ run()
 				result "${line%%=*}" "${line#*=}" ;;
 			*) echo "$line" ;;
 			esac
-		done < "$TMP/trace.$mode"
+		done < "$TMP/trace.$cfg"
 	else
-		echo "bench: $mode: no tracepoint tiering:tiering_promote_decision"
+		echo "bench: $cfg: no tracepoint tiering:tiering_promote_decision"
 	fi
 }
 
@@ -230,7 +174,7 @@ summary()
 	done
 	[ -n "${R[time.hot_promoted_pages]:-}" ] &&
 		[ -n "${R[faults.hot_promoted_pages]:-}" ] || return 0
-	mode=faults_time
+	cfg=faults_time
 	for k in hot_promoted_pages hot_promoted_q1_pages hot_promotions pgpromote_success \
 		pgpromote_candidate wrong_promoted_pages hot_final_pct; do
 		result "${k}_ratio" "$(ratio $k)"
@@ -242,24 +186,7 @@ summary()
 		"final hot residency ${R[time.hot_final_pct]}% -> ${R[faults.hot_final_pct]}%"
 }
 
-[ -x "$BIN" ] || die "no $BIN (bench/run.sh builds it)"
-[ -d "$OUTDIR" ] && [ -w "$OUTDIR" ] || die "$OUTDIR is not a writable directory"
-[ -e $NB/hot_threshold_faults ] ||
-	die "no $NB/hot_threshold_faults: not the patched kernel"
-for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
-	echo "bench: $(basename "$t"): nodes $(cat "$t/nodelist")"
-done
-for k in "${!KNOBS[@]}"; do
-	if [ -e "$k" ]; then
-		w "${KNOBS[$k]}" "$k"
-		echo "bench: $k = ${KNOBS[$k]}"
-	else
-		echo "bench: no $k: the kernel's default in force"
-	fi
-done
-w never /sys/kernel/mm/transparent_hugepage/enabled
-[ -e $TP/enable ] && w 4096 /sys/kernel/tracing/buffer_size_kb
-echo "mode,t_s,hot_node0,hot_node2,hot_other,hot_on_node0_pct,hot_promoted,wrong_promoted,episodes" > "$CSV"
+setup
 echo "bench: $TOTAL_MIB MiB in $CHUNK_MIB MiB chunks, $HOT_CHUNKS hot on node2;" \
 	"episode: $ITERS random writes in a hot chunk; a never-hot chunk swept" \
 	"after every $SWEEP_EVERY; $EPISODES episodes (at most ${RUN_S}s) per mode; seed $SEED"
