@@ -125,6 +125,7 @@ void numa_hint_scan_stamp(struct folio *folio);
 void numa_hint_scan_skipped(struct folio *folio);
 void numa_hint_count_fault(int src_nid);
 void numa_hint_reset_threshold(int src_nid);
+void numa_hint_mode_change(int old, int new);
 enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
 					       struct mm_struct *mm,
 					       int src_nid,

@@ -25,12 +25,14 @@
 #include <linux/jiffies.h>
 #include <linux/kstrtox.h>
 #include <linux/math64.h>
+#include <linux/memory-tiers.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/mutex.h>
 #include <linux/numa_hint_latency.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -42,13 +44,29 @@
 /* the unit clock's bits in a stamp, above NUMA_HINT_STAMP_FAULTED */
 #define NUMA_HINT_CLOCK_BITS	(LAST_CPUPID_SHIFT - 1)
 #define NUMA_HINT_CLOCK_MASK	((1U << NUMA_HINT_CLOCK_BITS) - 1)
+/*
+ * A folio idle for longer than the stamp's range reads as a latency taken
+ * modulo the range, so a share threshold / range of such folios reads as
+ * hot.  Thresholds stay below 2^-NUMA_HINT_ALIAS_BITS of the range: 1/256
+ * of it from 10 clock bits up (NR_CPUS 4 and more); with fewer, 2 bits of
+ * threshold are kept and the share is at most 1/64.
+ */
+#define NUMA_HINT_ALIAS_BITS	(NUMA_HINT_CLOCK_BITS >= 10 ? 8 :	\
+				 NUMA_HINT_CLOCK_BITS - 2)
 /* thresholds stay below 2^NUMA_HINT_TH_BITS units */
-#define NUMA_HINT_TH_BITS	(NUMA_HINT_CLOCK_BITS - 4)
+#define NUMA_HINT_TH_BITS	(NUMA_HINT_CLOCK_BITS - NUMA_HINT_ALIAS_BITS)
 /* pglist_data::nbp_hint_base: offset << NUMA_HINT_SHIFT_BITS | shift */
 #define NUMA_HINT_SHIFT_BITS	6
 #define NUMA_HINT_SHIFT_MASK	((1UL << NUMA_HINT_SHIFT_BITS) - 1)
 /* the automatic threshold: at most this factor down in one period */
 #define NUMA_HINT_MAX_STEP_DOWN	64
+/*
+ * vmstat folds every CPU's pending counts into the node's total at least
+ * once per two stat intervals (vmstat_update(), vmstat_shepherd()); the
+ * clock's lag is bounded by the hint faults of this many stat intervals,
+ * which leaves two for the worker's own delay.
+ */
+#define NUMA_HINT_FOLD_INTERVALS	4
 
 static_assert(NUMA_HINT_TH_BITS >= 2);
 /* the offset in nbp_hint_base keeps at least the unit clock's bits */
@@ -287,17 +305,86 @@ static unsigned int numa_hint_node_clock(struct pglist_data *pgdat)
  *
  * node_page_state() leaves out what each online CPU has counted but not yet
  * folded into the node's total: less than the node's vmstat stat_threshold
- * (at most 125) per CPU.  With the largest threshold that is 250 faults on
- * 2 CPUs, 8,000 on 64 and 32,000 on 256.  A latency shorter than that cannot
- * be told from zero, so no threshold goes below it.  O(1): one per-CPU read.
+ * (at most 125) per CPU, and no more than the CPU counted since vmstat last
+ * folded it.  The first bound is online CPUs times the threshold: 250
+ * faults on 2 CPUs, 8,000 on 64 and 32,000 on 256.  The second is the
+ * node's hint faults in NUMA_HINT_FOLD_INTERVALS stat intervals at the
+ * rate of the last adjustment period, plus the threshold for each CPU that
+ * vmstat_shepherd() leaves alone (numa_hint_fold_slack()): 4 s of faults
+ * with the default interval, whatever the CPU count.  A latency shorter
+ * than the lag cannot be told from zero, so no threshold goes below the
+ * smaller bound.  O(1): one per-CPU read and one read of the node.
  *
- * Return: online CPUs times the node's vmstat threshold, at least 1.
+ * Return: the smaller bound (the first until a period has ended), at
+ * least 1.
  */
 static unsigned int numa_hint_clock_slack(struct pglist_data *pgdat)
 {
 	unsigned int t = this_cpu_read(pgdat->per_cpu_nodestats->stat_threshold);
+	unsigned int cpus = max(num_online_cpus() * t, 1U);
+	unsigned int fold = READ_ONCE(pgdat->nbp_fault_slack);
 
-	return max(num_online_cpus() * t, 1U);
+	return fold ? min(cpus, fold) : cpus;
+}
+
+/**
+ * numa_hint_fold_slack() - the clock's lag bound from its fault rate
+ * @faults: the node's hint faults in the adjustment period that ended
+ * @elapsed: its length in ms
+ * @fold: the time in ms within which vmstat folds every CPU that it folds
+ * @unfolded: the node's vmstat threshold times the online CPUs that
+ *	vmstat_shepherd() does not fold (isolated ones)
+ *
+ * Return: @faults scaled from @elapsed to @fold, rounded up, plus
+ * @unfolded, in [1, U32_MAX].
+ */
+static unsigned int numa_hint_fold_slack(unsigned long faults,
+					 unsigned int elapsed, unsigned int fold,
+					 unsigned int unfolded)
+{
+	u64 v = div64_u64((u64)faults * fold + max(elapsed, 1U) - 1,
+			  max(elapsed, 1U));
+
+	return clamp_t(u64, v + unfolded, 1, U32_MAX);
+}
+
+/**
+ * numa_hint_node_stat_exact() - a node vmstat item with every CPU folded in
+ * @pgdat: the node
+ * @item: the item
+ *
+ * O(online CPUs): called once per adjustment period, never per fault.
+ *
+ * Return: the node's total plus what each online CPU holds of it.
+ */
+static unsigned long numa_hint_node_stat_exact(struct pglist_data *pgdat,
+					       enum node_stat_item item)
+{
+	long x = atomic_long_read(&pgdat->vm_stat[item]);
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		x += per_cpu_ptr(pgdat->per_cpu_nodestats,
+				 cpu)->vm_node_stat_diff[item];
+	return x < 0 ? 0 : x;
+}
+
+/**
+ * numa_hint_unfolded_cpus() - online CPUs that vmstat_shepherd() skips
+ *
+ * O(online CPUs): called once per adjustment period.
+ *
+ * Return: the number of isolated online CPUs.
+ */
+static unsigned int numa_hint_unfolded_cpus(void)
+{
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (cpu_is_isolated(cpu))
+			n++;
+	return n;
 }
 
 /**
@@ -371,22 +458,26 @@ void numa_hint_scan_skipped(struct folio *folio)
 }
 
 /**
- * numa_hint_stamp_migrates() - may a migrating folio keep its hint stamp?
+ * numa_hint_stamp_migrates() - may a migrating folio keep its _last_cpupid?
  * @src_nid: the node the folio leaves
  * @dst_nid: the node it goes to
  *
- * A fault-count stamp of the per-node clock is a reading of its node's
+ * Only a lower-tier folio holds a hint stamp (folio_use_access_time());
+ * a top-tier folio holds a real cpupid, which NUMA balancing's two-stage
+ * filter and numa_group joining read, and which always migrates.  A
+ * fault-count stamp of the per-node clock is a reading of its node's
  * clock, which runs at that node's hint-fault rate: on another node it
  * would read as a latency of the wrong clock.  Time stamps and stamps of
  * the per-mm clock mean the same on every node.
  *
- * Return: false if the stamp is of the per-node clock and the folio
- * changes node, true otherwise.
+ * Return: false if the folio leaves a lower-tier node for another node
+ * while stamps are of the per-node clock, true otherwise.
  */
 bool numa_hint_stamp_migrates(int src_nid, int dst_nid)
 {
 	return src_nid == dst_nid || !numa_hint_faults_mode() ||
-	       READ_ONCE(numa_hint_clock_scope) != NUMA_HINT_CLOCK_NODE;
+	       READ_ONCE(numa_hint_clock_scope) != NUMA_HINT_CLOCK_NODE ||
+	       node_is_toptier(src_nid);
 }
 
 /**
@@ -437,15 +528,60 @@ static void numa_hint_match_unit(struct pglist_data *pgdat, unsigned int th)
 }
 
 /**
+ * numa_hint_period_end() - end a lower-tier node's adjustment period
+ * @pgdat: the node
+ * @rate_limit: promotion rate limit, in pages per second
+ * @period: adjustment period in ms
+ * @elapsed: ms since the period started
+ * @adjust: adjust the automatic threshold (no fixed one is set)
+ *
+ * Reads the node's hint faults and promotion candidates with every CPU
+ * folded in, so that neither lags by what the CPUs hold: the clock's lag
+ * bound for the next period (numa_hint_fold_slack()) and, if @adjust,
+ * the automatic threshold (numa_hint_adjust_threshold()), at least that
+ * bound, follow.  Called by the one fault that claimed the period's end.
+ */
+static void numa_hint_period_end(struct pglist_data *pgdat,
+				 unsigned long rate_limit, unsigned int period,
+				 unsigned int elapsed, bool adjust)
+{
+	unsigned long faults, nr_cand, ref_cand;
+	unsigned int th, t;
+
+	faults = numa_hint_node_stat_exact(pgdat, NUMA_HINT_FAULTS_TIERING);
+	nr_cand = numa_hint_node_stat_exact(pgdat, NUMA_HINT_CANDIDATES_TIERING);
+	t = this_cpu_read(pgdat->per_cpu_nodestats->stat_threshold);
+	WRITE_ONCE(pgdat->nbp_fault_slack,
+		   numa_hint_fold_slack(faults -
+					READ_ONCE(pgdat->nbp_fault_th_faults),
+					elapsed,
+					NUMA_HINT_FOLD_INTERVALS *
+					jiffies_to_msecs(sysctl_stat_interval),
+					numa_hint_unfolded_cpus() * t));
+	if (adjust) {
+		th = READ_ONCE(pgdat->nbp_fault_threshold) ? :
+			NUMA_HINT_MAX_THRESHOLD_FAULTS;
+		ref_cand = rate_limit * period / MSEC_PER_SEC;
+		th = numa_hint_adjust_threshold(th, nr_cand -
+						READ_ONCE(pgdat->nbp_fault_th_nr_cand),
+						ref_cand);
+		WRITE_ONCE(pgdat->nbp_fault_threshold,
+			   max(th, numa_hint_clock_slack(pgdat)));
+	}
+	WRITE_ONCE(pgdat->nbp_fault_th_faults, faults);
+	WRITE_ONCE(pgdat->nbp_fault_th_nr_cand, nr_cand);
+}
+
+/**
  * numa_hint_node_threshold() - a lower-tier node's threshold, in faults
  * @pgdat: the node
  * @rate_limit: promotion rate limit, in pages per second
  * @period: adjustment period in ms
  *
  * The fixed threshold if one is set, else the automatic one, adjusted
- * once per @period (numa_hint_adjust_threshold()); either at least the
- * clock's slack (numa_hint_clock_slack()).  Keeps the unit of the node's
- * clock matched to the threshold (numa_hint_unit_shift()).
+ * once per @period (numa_hint_period_end()); either at least the clock's
+ * slack (numa_hint_clock_slack()).  Keeps the unit of the node's clock
+ * matched to the threshold (numa_hint_unit_shift()).
  *
  * Return: the threshold, in hint faults.
  */
@@ -454,29 +590,58 @@ static unsigned int numa_hint_node_threshold(struct pglist_data *pgdat,
 					     unsigned int period)
 {
 	unsigned int th = READ_ONCE(numa_hint_threshold_faults);
-	unsigned int now, start;
-	unsigned long nr_cand, ref_cand;
+	unsigned int now = jiffies_to_msecs(jiffies);
+	unsigned int start = READ_ONCE(pgdat->nbp_fault_th_start);
 
-	if (!th) {
+	if (now - start > period &&
+	    cmpxchg(&pgdat->nbp_fault_th_start, start, now) == start)
+		numa_hint_period_end(pgdat, rate_limit, period, now - start, !th);
+	if (!th)
 		th = READ_ONCE(pgdat->nbp_fault_threshold) ? :
 			NUMA_HINT_MAX_THRESHOLD_FAULTS;
-		now = jiffies_to_msecs(jiffies);
-		start = READ_ONCE(pgdat->nbp_fault_th_start);
-		if (now - start > period &&
-		    cmpxchg(&pgdat->nbp_fault_th_start, start, now) == start) {
-			ref_cand = rate_limit * period / MSEC_PER_SEC;
-			nr_cand = atomic_long_read(&pgdat->nbp_fault_nr_cand);
-			th = numa_hint_adjust_threshold(th, nr_cand -
-							pgdat->nbp_fault_th_nr_cand,
-							ref_cand);
-			th = max(th, numa_hint_clock_slack(pgdat));
-			pgdat->nbp_fault_th_nr_cand = nr_cand;
-			WRITE_ONCE(pgdat->nbp_fault_threshold, th);
-		}
-	}
 	th = max(th, numa_hint_clock_slack(pgdat));
 	numa_hint_match_unit(pgdat, th);
 	return th;
+}
+
+/**
+ * numa_hint_mode_change() - restart the fault-count state on a mode change
+ * @old: the numa_balancing sysctl's value before a write
+ * @new: the value written
+ *
+ * Called by the sysctl's writer.  When a write turns the fault-count
+ * latency on (NUMA_BALANCING_TIERING_FAULTS with
+ * NUMA_BALANCING_MEMORY_TIERING, where either was off), every node's
+ * automatic threshold restarts from the top, its adjustment period and
+ * the clock's lag bound start now, the period counts only candidates and
+ * faults from now, and the clock's unit follows the restarted threshold,
+ * so that nothing learnt or counted before the switch is judged by it.
+ */
+void numa_hint_mode_change(int old, int new)
+{
+	const int on = NUMA_BALANCING_MEMORY_TIERING |
+		NUMA_BALANCING_TIERING_FAULTS;
+	struct pglist_data *pgdat;
+	unsigned int th;
+
+	if ((new & on) != on || (old & on) == on)
+		return;
+	mutex_lock(&numa_hint_knob_lock);
+	for_each_online_pgdat(pgdat) {
+		WRITE_ONCE(pgdat->nbp_fault_threshold, 0);
+		WRITE_ONCE(pgdat->nbp_fault_slack, 0);
+		WRITE_ONCE(pgdat->nbp_fault_th_faults,
+			   numa_hint_node_stat_exact(pgdat,
+						     NUMA_HINT_FAULTS_TIERING));
+		WRITE_ONCE(pgdat->nbp_fault_th_nr_cand,
+			   numa_hint_node_stat_exact(pgdat,
+						     NUMA_HINT_CANDIDATES_TIERING));
+		WRITE_ONCE(pgdat->nbp_fault_th_start, jiffies_to_msecs(jiffies));
+		th = READ_ONCE(numa_hint_threshold_faults) ? :
+			NUMA_HINT_MAX_THRESHOLD_FAULTS;
+		numa_hint_match_unit(pgdat, max(th, numa_hint_clock_slack(pgdat)));
+	}
+	mutex_unlock(&numa_hint_knob_lock);
 }
 
 /**
@@ -554,7 +719,8 @@ enum numa_hint_decision numa_hint_fault_decide(struct folio *folio,
 		return NUMA_HINT_REJECT_LATENCY;
 	if (READ_ONCE(numa_hint_repeat) && !(last & NUMA_HINT_STAMP_FAULTED))
 		return NUMA_HINT_REJECT_FIRST;
-	atomic_long_add(folio_nr_pages(folio), &pgdat->nbp_fault_nr_cand);
+	mod_node_page_state(pgdat, NUMA_HINT_CANDIDATES_TIERING,
+			    folio_nr_pages(folio));
 	return NUMA_HINT_PROMOTE;
 }
 

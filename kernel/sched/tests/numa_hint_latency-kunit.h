@@ -81,9 +81,10 @@ static void numa_hint_test_unit_shift(struct kunit *test)
 			KUNIT_EXPECT_GE(test, th >> shift,
 					BIT(NUMA_HINT_TH_BITS - 1));
 	}
-	/* a latency of 15 thresholds, at the widest range, is still exact */
+	/* a latency of 2^ALIAS_BITS - 1 thresholds, at the widest, is exact */
 	th = NUMA_HINT_MAX_THRESHOLD_FAULTS;
-	KUNIT_EXPECT_LT(test, 15 * (th >> numa_hint_unit_shift(th)), NHL_RANGE);
+	KUNIT_EXPECT_LT(test, (BIT(NUMA_HINT_ALIAS_BITS) - 1) *
+			(th >> numa_hint_unit_shift(th)), NHL_RANGE);
 	KUNIT_EXPECT_LE(test, numa_hint_unit_shift(th),
 			(unsigned int)NUMA_HINT_SHIFT_MASK);
 }
@@ -213,9 +214,9 @@ static void numa_hint_test_decide(struct kunit *test)
 	unsigned int th = READ_ONCE(numa_hint_threshold_faults);
 	int scope = READ_ONCE(numa_hint_clock_scope);
 	bool repeat = READ_ONCE(numa_hint_repeat);
-	int mode = READ_ONCE(sysctl_numa_balancing_mode);
 	struct page *page = alloc_page(GFP_KERNEL);
 	unsigned int latency, threshold;
+	unsigned long cand;
 	struct folio *folio;
 	int nid;
 
@@ -239,9 +240,15 @@ static void numa_hint_test_decide(struct kunit *test)
 			max(1000U, numa_hint_clock_slack(NODE_DATA(nid))));
 	/* a scan that finds it accessed keeps the mark */
 	numa_hint_stamp_faults(folio, true);
+	cand = numa_hint_node_stat_exact(NODE_DATA(nid),
+					 NUMA_HINT_CANDIDATES_TIERING);
 	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, NULL, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_PROMOTE);
+	/* a candidate is counted on its node, in pages */
+	KUNIT_EXPECT_EQ(test, numa_hint_node_stat_exact(NODE_DATA(nid),
+							NUMA_HINT_CANDIDATES_TIERING),
+			cand + 1);
 	/* five thresholds and the slack later: too cold */
 	numa_hint_stamp_faults(folio, true);
 	mod_node_page_state(NODE_DATA(nid), NUMA_HINT_FAULTS_TIERING,
@@ -266,22 +273,291 @@ static void numa_hint_test_decide(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, numa_hint_fault_decide(folio, NULL, nid, 1, 1000,
 						     &latency, &threshold),
 			NUMA_HINT_PROMOTE);
-	/* in fault-count mode a per-node stamp does not move to another node */
-	WRITE_ONCE(sysctl_numa_balancing_mode, NUMA_BALANCING_MEMORY_TIERING |
-		   NUMA_BALANCING_TIERING_FAULTS);
-	KUNIT_EXPECT_TRUE(test, numa_hint_stamp_migrates(nid, nid));
-	KUNIT_EXPECT_FALSE(test, numa_hint_stamp_migrates(nid, nid + 1));
-	WRITE_ONCE(numa_hint_clock_scope, NUMA_HINT_CLOCK_MM);
-	KUNIT_EXPECT_TRUE(test, numa_hint_stamp_migrates(nid, nid + 1));
-	WRITE_ONCE(numa_hint_clock_scope, NUMA_HINT_CLOCK_NODE);
-	WRITE_ONCE(sysctl_numa_balancing_mode, NUMA_BALANCING_MEMORY_TIERING);
-	KUNIT_EXPECT_TRUE(test, numa_hint_stamp_migrates(nid, nid + 1));
-	WRITE_ONCE(sysctl_numa_balancing_mode, mode);
 
 	WRITE_ONCE(numa_hint_repeat, repeat);
 	WRITE_ONCE(numa_hint_threshold_faults, th);
 	WRITE_ONCE(numa_hint_clock_scope, scope);
 	__free_page(page);
+}
+
+/*
+ * _last_cpupid of a migrating folio (folio_migrate_flags()): only a
+ * lower-tier folio's holds a hint stamp, and only a per-node fault-count
+ * stamp is reset when the folio changes node.  A top-tier folio's holds a
+ * real cpupid, which NUMA balancing (mode 3, 7) reads, whatever the mode.
+ */
+static void numa_hint_test_stamp_migrates(struct kunit *test)
+{
+	const int modes[] = {
+		NUMA_BALANCING_NORMAL, NUMA_BALANCING_MEMORY_TIERING,
+		NUMA_BALANCING_NORMAL | NUMA_BALANCING_MEMORY_TIERING,
+		NUMA_BALANCING_MEMORY_TIERING | NUMA_BALANCING_TIERING_FAULTS,
+		NUMA_BALANCING_NORMAL | NUMA_BALANCING_MEMORY_TIERING |
+		NUMA_BALANCING_TIERING_FAULTS,
+	};
+	int mode = READ_ONCE(sysctl_numa_balancing_mode);
+	int scope = READ_ONCE(numa_hint_clock_scope);
+	int top = NUMA_NO_NODE, top2 = NUMA_NO_NODE;
+	int src, dst, m, sc;
+	bool faults, reset;
+
+	for_each_node_state(src, N_MEMORY) {
+		if (!node_is_toptier(src))
+			continue;
+		if (top == NUMA_NO_NODE)
+			top = src;
+		else if (top2 == NUMA_NO_NODE)
+			top2 = src;
+	}
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		WRITE_ONCE(sysctl_numa_balancing_mode, modes[m]);
+		for (sc = NUMA_HINT_CLOCK_NODE; sc <= NUMA_HINT_CLOCK_MM; sc++) {
+			WRITE_ONCE(numa_hint_clock_scope, sc);
+			faults = (modes[m] & NUMA_BALANCING_TIERING_FAULTS) &&
+				sc == NUMA_HINT_CLOCK_NODE;
+			for_each_node_state(src, N_MEMORY) {
+				for_each_node_state(dst, N_MEMORY) {
+					reset = faults && src != dst &&
+						!node_is_toptier(src);
+					KUNIT_EXPECT_EQ_MSG(test,
+							    numa_hint_stamp_migrates(src, dst),
+							    !reset,
+							    "mode %d clock %d %d->%d",
+							    modes[m], sc, src, dst);
+				}
+			}
+		}
+	}
+	/* the case that normal balancing depends on, named */
+	if (top2 != NUMA_NO_NODE) {
+		WRITE_ONCE(sysctl_numa_balancing_mode, NUMA_BALANCING_NORMAL |
+			   NUMA_BALANCING_MEMORY_TIERING |
+			   NUMA_BALANCING_TIERING_FAULTS);
+		WRITE_ONCE(numa_hint_clock_scope, NUMA_HINT_CLOCK_NODE);
+		KUNIT_EXPECT_TRUE(test, numa_hint_stamp_migrates(top, top2));
+	}
+	WRITE_ONCE(numa_hint_clock_scope, scope);
+	WRITE_ONCE(sysctl_numa_balancing_mode, mode);
+	if (top2 == NUMA_NO_NODE)
+		kunit_skip(test, "fewer than two top-tier nodes with memory");
+}
+
+/*
+ * A folio idle for longer than the stamp's range reads modulo the range:
+ * at the largest threshold in units, at most 2^-NUMA_HINT_ALIAS_BITS of
+ * such folios, whatever their stamp, may read as hot.
+ */
+static void numa_hint_test_alias(struct kunit *test)
+{
+	unsigned int th = BIT(20) - 1, fixed = READ_ONCE(numa_hint_threshold_faults);
+	int scope = READ_ONCE(numa_hint_clock_scope);
+	bool repeat = READ_ONCE(numa_hint_repeat);
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned int latency, threshold, now, units, stride, r, cap;
+	unsigned int hot = 0, n = 0;
+	struct pglist_data *pgdat;
+	struct folio *folio;
+	unsigned long base;
+	int nid;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	folio = page_folio(page);
+	nid = folio_nid(folio);
+	pgdat = NODE_DATA(nid);
+	WRITE_ONCE(numa_hint_clock_scope, NUMA_HINT_CLOCK_NODE);
+	WRITE_ONCE(numa_hint_repeat, false);
+	KUNIT_ASSERT_EQ(test, numa_hint_set_threshold(th), 0);
+	KUNIT_ASSERT_GE(test, th, numa_hint_clock_slack(pgdat));
+	base = READ_ONCE(pgdat->nbp_hint_base);
+	units = th >> (base & NUMA_HINT_SHIFT_MASK);
+	/* the largest threshold a unit allows: 2^TH_BITS - 1 units */
+	KUNIT_EXPECT_EQ(test, units, (unsigned int)BIT(NUMA_HINT_TH_BITS) - 1);
+	/* every residue of the stamp, or 65536 of them spread evenly */
+	stride = max(NHL_RANGE >> 16, 1U);
+	for (r = 0; r < NHL_RANGE; r += stride) {
+		enum numa_hint_decision d;
+
+		/* a vmstat fold moving the clock in between: sample again */
+		do {
+			now = numa_hint_node_clock(pgdat);
+			folio_xchg_last_cpupid(folio, ((now - r) &
+						       NUMA_HINT_CLOCK_MASK) << 1);
+			d = numa_hint_fault_decide(folio, NULL, nid, 1, 1000,
+						   &latency, &threshold);
+		} while (now != numa_hint_node_clock(pgdat));
+		if (d == NUMA_HINT_PROMOTE)
+			hot++;
+		n++;
+	}
+	/* hot exactly where the residue is under the threshold */
+	KUNIT_EXPECT_EQ(test, hot, DIV_ROUND_UP(units, stride));
+	/* at most 1/256 of them, 1/64 with fewer than 10 clock bits */
+	cap = NUMA_HINT_CLOCK_BITS < 10 ? 64 : 256;
+	KUNIT_EXPECT_LE(test, (u64)hot * cap, (u64)n);
+	WRITE_ONCE(numa_hint_repeat, repeat);
+	WRITE_ONCE(numa_hint_clock_scope, scope);
+	KUNIT_EXPECT_EQ(test, numa_hint_set_threshold(fixed), 0);
+	__free_page(page);
+}
+
+/*
+ * The clock's lag bound: online CPUs times the vmstat threshold, or the
+ * faults of NUMA_HINT_FOLD_INTERVALS stat intervals if fewer.  The
+ * effective window at 256 CPUs (threshold 125) and 1,000 hint faults a
+ * second: 32,000 faults (32 s) by the first bound, 4,000 (4 s) by the
+ * second.
+ */
+static void numa_hint_test_fold_slack(struct kunit *test)
+{
+	/* 1,000 faults a second over a 60 s period, folded within 4 s */
+	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(60000, 60000, 4000, 0), 4000U);
+	KUNIT_EXPECT_LT(test, numa_hint_fold_slack(60000, 60000, 4000, 0),
+			256U * 125);
+	/* rounded up, at least one; isolated CPUs add their whole threshold */
+	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(1, 60000, 4000, 0), 1U);
+	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(0, 60000, 4000, 0), 1U);
+	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(0, 60000, 4000, 2 * 125), 250U);
+	/* no overflow at absurd rates, nor with a zero-length period */
+	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(ULONG_MAX / 2, 1, 4000, 0),
+			U32_MAX);
+	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(10, 0, 4000, 0), 40000U);
+}
+
+/**
+ * struct nhl_node_state - what a test saves of a node's fault-count state
+ * @base: nbp_hint_base
+ * @threshold: nbp_fault_threshold
+ * @start: nbp_fault_th_start
+ * @slack: nbp_fault_slack
+ * @nr_cand: nbp_fault_th_nr_cand
+ * @faults: nbp_fault_th_faults
+ */
+struct nhl_node_state {
+	unsigned long base;
+	unsigned int threshold, start, slack;
+	unsigned long nr_cand, faults;
+};
+
+/**
+ * nhl_swap() - exchange a node's fault-count state with a saved one
+ * @pgdat: the node
+ * @st: the saved state
+ *
+ * A test saves the node's state into a zeroed @st, and restores it by
+ * calling this again.
+ */
+static void nhl_swap(struct pglist_data *pgdat, struct nhl_node_state *st)
+{
+	swap(pgdat->nbp_hint_base, st->base);
+	swap(pgdat->nbp_fault_threshold, st->threshold);
+	swap(pgdat->nbp_fault_th_start, st->start);
+	swap(pgdat->nbp_fault_slack, st->slack);
+	swap(pgdat->nbp_fault_th_nr_cand, st->nr_cand);
+	swap(pgdat->nbp_fault_th_faults, st->faults);
+}
+
+/*
+ * The period's end counts what every CPU holds: a few candidates and
+ * faults that stay in this CPU's vmstat diff, which node_page_state()
+ * does not show, move the threshold and the lag bound.
+ */
+static void numa_hint_test_period_end(struct kunit *test)
+{
+	struct pglist_data *pgdat = NODE_DATA(numa_node_id());
+	unsigned int interval = jiffies_to_msecs(sysctl_stat_interval);
+	unsigned int fold = NUMA_HINT_FOLD_INTERVALS * interval, unfolded;
+	unsigned long cand, faults;
+	struct nhl_node_state st = { 0 };
+
+	unfolded = numa_hint_unfolded_cpus() *
+		this_cpu_read(pgdat->per_cpu_nodestats->stat_threshold);
+	nhl_swap(pgdat, &st);
+	cand = numa_hint_node_stat_exact(pgdat, NUMA_HINT_CANDIDATES_TIERING);
+	faults = numa_hint_node_stat_exact(pgdat, NUMA_HINT_FAULTS_TIERING);
+	pgdat->nbp_fault_threshold = 3 * 4096;
+	pgdat->nbp_fault_th_nr_cand = cand;
+	pgdat->nbp_fault_th_faults = faults;
+	pgdat->nbp_fault_slack = 0;
+	mod_node_page_state(pgdat, NUMA_HINT_CANDIDATES_TIERING, 3);
+	mod_node_page_state(pgdat, NUMA_HINT_FAULTS_TIERING, 7);
+	/* 3 candidates against a limit of 1: scaled by 1/3 */
+	numa_hint_period_end(pgdat, 1, 1000, 2 * interval, true);
+	KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_slack,
+			numa_hint_fold_slack(7, 2 * interval, fold, unfolded));
+	KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_threshold,
+			max(4096U, numa_hint_clock_slack(pgdat)));
+	KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_th_nr_cand, cand + 3);
+	KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_th_faults, faults + 7);
+	/* with a fixed threshold only the lag bound follows */
+	numa_hint_period_end(pgdat, 1, 1000, 2 * interval, false);
+	KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_threshold,
+			max(4096U, numa_hint_clock_slack(pgdat)));
+	KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_slack,
+			numa_hint_fold_slack(0, 2 * interval, fold, unfolded));
+	mod_node_page_state(pgdat, NUMA_HINT_CANDIDATES_TIERING, -3);
+	mod_node_page_state(pgdat, NUMA_HINT_FAULTS_TIERING, -7);
+	nhl_swap(pgdat, &st);
+}
+
+/*
+ * Turning the fault-count latency on restarts every node's state; other
+ * writes of the sysctl leave it alone.
+ */
+static void numa_hint_test_mode_change(struct kunit *test)
+{
+	const int t = NUMA_BALANCING_MEMORY_TIERING;
+	const int f = NUMA_BALANCING_MEMORY_TIERING | NUMA_BALANCING_TIERING_FAULTS;
+	const int keep[][2] = { { f, f }, { f, t }, { f, 0 },
+				{ f | 1, f }, { 0, t }, { 1, t | 1 } };
+	const int on[][2] = { { t, f }, { 0, f }, { 1, f | 1 }, { t | 1, f } };
+	struct nhl_node_state *st;
+	struct pglist_data *pgdat;
+	unsigned int th, now;
+	int i;
+
+	st = kunit_kcalloc(test, nr_node_ids, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	for_each_online_pgdat(pgdat)
+		nhl_swap(pgdat, &st[pgdat->node_id]);
+	for (i = 0; i < ARRAY_SIZE(keep) + ARRAY_SIZE(on); i++) {
+		bool reset = i >= ARRAY_SIZE(keep);
+		const int *w = reset ? on[i - ARRAY_SIZE(keep)] : keep[i];
+
+		for_each_online_pgdat(pgdat) {
+			pgdat->nbp_fault_threshold = 777;
+			pgdat->nbp_fault_slack = 5;
+			pgdat->nbp_fault_th_nr_cand = 0;
+			pgdat->nbp_fault_th_faults = 0;
+			pgdat->nbp_fault_th_start = 0;
+		}
+		now = jiffies_to_msecs(jiffies);
+		numa_hint_mode_change(w[0], w[1]);
+		for_each_online_pgdat(pgdat) {
+			KUNIT_EXPECT_EQ_MSG(test, pgdat->nbp_fault_threshold,
+					    reset ? 0U : 777U, "%d -> %d", w[0], w[1]);
+			KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_slack, reset ? 0U : 5U);
+			if (!reset) {
+				KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_th_start, 0U);
+				continue;
+			}
+			KUNIT_EXPECT_LT(test, pgdat->nbp_fault_th_start - now, 1000U);
+			/* only what is counted from now on is judged */
+			KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_th_nr_cand,
+					numa_hint_node_stat_exact(pgdat,
+								  NUMA_HINT_CANDIDATES_TIERING));
+			KUNIT_EXPECT_EQ(test, pgdat->nbp_fault_th_faults,
+					numa_hint_node_stat_exact(pgdat,
+								  NUMA_HINT_FAULTS_TIERING));
+			/* the clock's unit is the restarted threshold's */
+			th = READ_ONCE(numa_hint_threshold_faults) ? :
+				NUMA_HINT_MAX_THRESHOLD_FAULTS;
+			KUNIT_EXPECT_EQ(test, pgdat->nbp_hint_base & NUMA_HINT_SHIFT_MASK,
+					(unsigned long)numa_hint_unit_shift(max(th,
+						numa_hint_clock_slack(pgdat))));
+		}
+	}
+	for_each_online_pgdat(pgdat)
+		nhl_swap(pgdat, &st[pgdat->node_id]);
 }
 
 /**
@@ -368,6 +644,11 @@ static struct kunit_case numa_hint_latency_test_cases[] = {
 	KUNIT_CASE(numa_hint_test_adjust_threshold),
 	KUNIT_CASE(numa_hint_test_adjust_converges),
 	KUNIT_CASE(numa_hint_test_decide),
+	KUNIT_CASE(numa_hint_test_stamp_migrates),
+	KUNIT_CASE(numa_hint_test_alias),
+	KUNIT_CASE(numa_hint_test_fold_slack),
+	KUNIT_CASE(numa_hint_test_period_end),
+	KUNIT_CASE(numa_hint_test_mode_change),
 	KUNIT_CASE(numa_hint_test_mm_latency),
 	KUNIT_CASE(numa_hint_test_knobs_einval),
 	{},

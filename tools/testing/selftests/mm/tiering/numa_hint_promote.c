@@ -8,7 +8,9 @@
  * hot_repeat 0 (the default) under the automatic threshold; the mode, bit
  * NUMA_BALANCING_TIERING_FAULTS (4) of the numa_balancing sysctl, decides
  * which unit the promotion decisions are taken in, as the tiering
- * tracepoint shows; the knobs reject bad values with EINVAL; and
+ * tracepoint shows; with hint_clock "mm" the huge-page hint faults of an
+ * address space advance its clock as its base-page ones do; the knobs
+ * reject bad values with EINVAL; and
  * numa_balancing takes 0-3, 6 and 7 only: the fault-count bit without the
  * tiering bit (4, 5) is EINVAL and changes nothing.
  */
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -245,8 +248,8 @@ static void promo_stat(struct promo_stat *s)
 	s->hint_faults = vmstat("/proc/vmstat", "numa_hint_faults_tiering");
 }
 
-/* run one child (see struct job for the arguments); the job comes back in @out */
-static int run_child(long pages, bool once, long others, struct job *out)
+/* run @fn on @io in a child process; what it did comes back in @io */
+static int run_job(void (*fn)(struct job *j), struct job *io)
 {
 	struct job *j = mmap(NULL, sizeof(*j), PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -255,23 +258,30 @@ static int run_child(long pages, bool once, long others, struct job *out)
 
 	if (j == MAP_FAILED)
 		return -1;
-	memset(j, 0, sizeof(*j));
-	j->pages = pages;
-	j->once = once;
-	j->others = others;
+	*j = *io;
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		child(j);
+		fn(j);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
-	*out = *j;
+	*io = *j;
 	munmap(j, sizeof(*j));
 	return 0;
+}
+
+/* run one child (see struct job for the arguments); the job comes back in @out */
+static int run_child(long pages, bool once, long others, struct job *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->pages = pages;
+	out->once = once;
+	out->others = others;
+	return run_job(child, out);
 }
 
 /* count tiering_promote_decision events with @mode and with the other one */
@@ -512,6 +522,138 @@ TEST_F_TIMEOUT(hint, mode_knob_switches_decision_path, 4 * WAIT_S + 60)
 	EXPECT_GE(with, pages * 9 / 10);
 	EXPECT_EQ(th_ok, with);
 	EXPECT_EQ(other, 0);
+}
+
+#define HPAGE		(2UL << 20)
+#define THP_PAGES	16
+#define MPOL_DEFAULT_	0
+#define MPOL_BIND_	2
+
+/* mbind(2) @len bytes at @buf to node @nid, or to the default policy if < 0 */
+static long bind_to(void *buf, size_t len, int nid)
+{
+	unsigned long mask = nid >= 0 ? 1UL << nid : 0;
+
+	return syscall(SYS_mbind, buf, len, nid >= 0 ? MPOL_BIND_ : MPOL_DEFAULT_,
+		       nid >= 0 ? &mask : NULL, nid >= 0 ? sizeof(mask) * 8 : 0, 0);
+}
+
+/* kB of anonymous huge pages mapped by this process, or -1 */
+static long anon_huge_kb(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * The child of mm_clock_counts_thp_faults, on CPU0: THP_PAGES huge pages
+ * on SLOW_NODE (err 3 if they are not huge), spun on until the scanner has
+ * protected them, then each read once.
+ */
+static void thp_child(struct job *j)
+{
+	size_t len = THP_PAGES * HPAGE;
+	long counts[MAX_NODES], pte0;
+	char *map, *buf;
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	j->err = 1;
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		return;
+	map = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return;
+	buf = (char *)(((unsigned long)map + HPAGE - 1) & ~(HPAGE - 1));
+	if (madvise(buf, len, MADV_HUGEPAGE))
+		return;
+	pte0 = vmstat("/proc/vmstat", "numa_pte_updates");
+	if (bind_to(buf, len, SLOW_NODE))
+		return;
+	memset(buf, 1, len);
+	if (bind_to(buf, len, -1) || count_pages_per_node(buf, len, counts) ||
+	    counts[SLOW_NODE] != (long)(len / PAGE))
+		return;
+	j->err = 3;
+	if (anon_huge_kb() < (long)(len >> 10))
+		return;
+	j->err = 2;
+	if (!wait_pte_updates(pte0, len / PAGE))
+		return;
+	for (size_t off = 0; off < len; off += HPAGE)
+		READ_ONCE(buf[off]);
+	spin_ms(2000);
+	count_pages_per_node(buf, len, counts);
+	j->on_fast = counts[FAST_NODE];
+	j->on_slow = counts[SLOW_NODE];
+	j->err = 0;
+}
+
+/*
+ * With hint_clock "mm" the clock counts every hint fault of the address
+ * space, the huge-page ones (do_huge_pmd_numa_page()) too: huge pages on
+ * node2, each read once after its scan, fault at as many readings of the
+ * clock, so their latencies differ.  A clock that left them out would
+ * stand still: the child has no other hint faults (numa_balancing 6 does
+ * not scan top-tier memory), and every decision would read one latency.
+ */
+TEST_F_TIMEOUT(hint, mm_clock_counts_thp_faults, 2 * WAIT_S + 60)
+{
+	char line[512], thp[16];
+	long lat[THP_PAGES * 4], v;
+	int n = 0, distinct = 0, i, k;
+	struct job j = { 0 };
+	FILE *f;
+
+	if (access(DECISION, W_OK))
+		SKIP(return, "no tiering_promote_decision tracepoint");
+	if (read_file("/sys/kernel/mm/transparent_hugepage/enabled", thp,
+		      sizeof(thp)) < 0 || strstr(thp, "[never]"))
+		SKIP(return, "THP off");
+	ASSERT_EQ(write_file(TH_FAULTS, "0"), 0);
+	ASSERT_EQ(write_file(CLOCK, "mm"), 0);
+	ASSERT_EQ(set_faults_mode(true), 0);
+	ASSERT_EQ(trace_clear(), 0);
+	ASSERT_EQ(write_file(DECISION, "1"), 0);
+	ASSERT_EQ(run_job(thp_child, &j), 0);
+	ASSERT_EQ(write_file(DECISION, "0"), 0);
+	if (j.err == 3)
+		SKIP(return, "no huge pages on node%d", SLOW_NODE);
+	ASSERT_EQ(j.err, 0);
+	f = fopen(TRACE "/trace", "r");
+	ASSERT_NE(f, NULL);
+	while (n < (int)ARRAY_SIZE(lat) && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " latency=");
+
+		if (!strstr(line, "tiering_promote_decision:") ||
+		    !strstr(line, " nr_pages=512 ") ||
+		    !strstr(line, " mode=faults ") || !p)
+			continue;
+		v = strtol(p + 9, NULL, 10);
+		for (k = 0; k < n && lat[k] != v; k++)
+			;
+		if (k == n)
+			distinct++;
+		lat[n++] = v;
+	}
+	fclose(f);
+	TH_LOG("%d huge-page decisions, %d distinct latencies; node%d %ld pages, node%d %ld",
+	       n, distinct, FAST_NODE, j.on_fast, SLOW_NODE, j.on_slow);
+	for (i = 0; i < n && i < 8; i++)
+		TH_LOG("latency %ld", lat[i]);
+	EXPECT_GE(n, THP_PAGES / 2);
+	EXPECT_GE(distinct, n * 3 / 4);
 }
 
 /* Bad values: EINVAL, and the knob keeps its value. */
