@@ -342,10 +342,14 @@ static unsigned int numa_hint_fold_slack(unsigned long faults,
 					 unsigned int elapsed, unsigned int fold,
 					 unsigned int unfolded)
 {
-	u64 v = div64_u64((u64)faults * fold + max(elapsed, 1U) - 1,
-			  max(elapsed, 1U));
+	u64 e = max(elapsed, 1U), q, r, v;
 
-	return clamp_t(u64, v + unfolded, 1, U32_MAX);
+	/* faults = q * e + r: no product exceeds 64 bits */
+	q = div64_u64_rem(faults, e, &r);
+	if (q > U32_MAX)
+		return U32_MAX;
+	v = q * fold + div64_u64(r * fold + e - 1, e) + unfolded;
+	return clamp_t(u64, v, 1, U32_MAX);
 }
 
 /**
@@ -546,17 +550,17 @@ static void numa_hint_period_end(struct pglist_data *pgdat,
 				 unsigned int elapsed, bool adjust)
 {
 	unsigned long faults, nr_cand, ref_cand;
-	unsigned int th, t;
+	unsigned int th, t, fold;
 
 	faults = numa_hint_node_stat_exact(pgdat, NUMA_HINT_FAULTS_TIERING);
 	nr_cand = numa_hint_node_stat_exact(pgdat, NUMA_HINT_CANDIDATES_TIERING);
 	t = this_cpu_read(pgdat->per_cpu_nodestats->stat_threshold);
+	fold = min_t(u64, (u64)NUMA_HINT_FOLD_INTERVALS *
+		     jiffies_to_msecs(READ_ONCE(sysctl_stat_interval)), U32_MAX);
 	WRITE_ONCE(pgdat->nbp_fault_slack,
 		   numa_hint_fold_slack(faults -
 					READ_ONCE(pgdat->nbp_fault_th_faults),
-					elapsed,
-					NUMA_HINT_FOLD_INTERVALS *
-					jiffies_to_msecs(sysctl_stat_interval),
+					elapsed, fold,
 					numa_hint_unfolded_cpus() * t));
 	if (adjust) {
 		th = READ_ONCE(pgdat->nbp_fault_threshold) ? :

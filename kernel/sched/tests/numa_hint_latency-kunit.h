@@ -420,7 +420,14 @@ static void numa_hint_test_fold_slack(struct kunit *test)
 	/* no overflow at absurd rates, nor with a zero-length period */
 	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(ULONG_MAX / 2, 1, 4000, 0),
 			U32_MAX);
+	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(ULONG_MAX, 60000, U32_MAX, 0),
+			U32_MAX);
 	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(10, 0, 4000, 0), 40000U);
+#if BITS_PER_LONG == 64
+	/* a large count over a long time: 5e9 faults in 10 h, 4 s of them */
+	KUNIT_EXPECT_EQ(test, numa_hint_fold_slack(5000000000UL, 36000000, 4000,
+						   0), 555556U);
+#endif
 }
 
 /**
