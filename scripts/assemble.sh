@@ -62,10 +62,13 @@ done
 done)
 
 # MAINTAINERS: each snippet's entry goes in before the first entry that
-# sorts after it.
+# sorts after it, with an M: line for TIERING_MAINTAINER ("NAME <EMAIL>")
+# if set (scripts/export-series.sh sets it to the exporter's identity).
 git -C "$SRC" show base:MAINTAINERS > "$STAGE/MAINTAINERS"
+MAINTAINER=()
+[ -z "${TIERING_MAINTAINER:-}" ] || MAINTAINER=(--maintainer "$TIERING_MAINTAINER")
 for snippet in "$REPO"/MAINTAINERS*.snippet; do
-	"$REPO/scripts/maintainers-merge.py" "$STAGE/MAINTAINERS" "$snippet"
+	"$REPO/scripts/maintainers-merge.py" "$STAGE/MAINTAINERS" "$snippet" "${MAINTAINER[@]}"
 done
 
 for p in "${PATCHES[@]}"; do

@@ -24,7 +24,8 @@
 # whose branch "export" is every series in order, one commit per entry of
 # patches/new-files: the patch applied with `git am` (its notes below
 # "---" kept as a git note), its new files added, the MAINTAINERS entry
-# grown by their F: lines (scripts/maintainers-merge.py).  Writes
+# grown by their F: lines, with the exporter as its M: line
+# (scripts/maintainers-merge.py).  Writes
 # build/export/NAME/0000-cover-letter.patch and NNNN-*.patch per series.
 # Then it checks:
 #   (a) the final tree of the series in order is the tree scripts/assemble.sh
@@ -66,6 +67,9 @@ if [ -z "$NAME" ] || [ -z "$EMAIL" ]; then
 	echo "export: no git identity: exporting unsigned patches, for checking only"
 	SIGNOFF=0 NAME="unsigned" EMAIL="unsigned@invalid"
 fi
+# ... and maintains what the series adds: the M: line of its MAINTAINERS entries
+MAINTAINER=()
+[ $SIGNOFF = 0 ] || MAINTAINER=(--maintainer "$NAME <$EMAIL>")
 # commits are dated like the repo's last commit, so the output is reproducible
 DATE=$(git -C "$REPO" log -1 --format=%cI 2>/dev/null || date -R)
 export GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$EMAIL
@@ -152,7 +156,8 @@ for i in "${!NAMES[@]}"; do
 		git -C "$SRC" add -f -- "$t"
 	done
 	for f in "${SNIPPETS[@]}"; do
-		"$REPO/scripts/maintainers-merge.py" "$SRC/MAINTAINERS" "$REPO/$f" --tree "$SRC"
+		"$REPO/scripts/maintainers-merge.py" "$SRC/MAINTAINERS" "$REPO/$f" --tree "$SRC" \
+			"${MAINTAINER[@]}"
 		git -C "$SRC" add MAINTAINERS
 	done
 	if [[ $name == *.patch ]]; then
@@ -310,7 +315,7 @@ done
 
 # ---- (a) the final tree is what scripts/assemble.sh assembles
 git -C "$CHK" checkout -q -f -B assembled base
-if "$REPO/scripts/assemble.sh" "$CHK" > "$OUT/assemble.log" 2>&1; then
+if TIERING_MAINTAINER=${MAINTAINER[1]:-} "$REPO/scripts/assemble.sh" "$CHK" > "$OUT/assemble.log" 2>&1; then
 	if [ "$(git -C "$CHK" rev-parse 'HEAD^{tree}')" = "$(git -C "$SRC" rev-parse 'export^{tree}')" ]; then
 		echo "export: (a) final tree = scripts/assemble.sh's tree: ok"
 	else

@@ -3,6 +3,7 @@
 """Merge the series' MAINTAINERS entry (MAINTAINERS.snippet) into MAINTAINERS.
 
     scripts/maintainers-merge.py MAINTAINERS SNIPPET [--tree DIR]
+                                 [--maintainer "NAME <EMAIL>"]
 
 Rewrites MAINTAINERS in place.  The entry goes in before the first entry
 whose title sorts after its own; an entry with the same title already there
@@ -12,7 +13,10 @@ With --tree DIR (the kernel tree MAINTAINERS belongs to), only the F: and X:
 lines whose pattern matches something in DIR are kept, and without any F:
 line left the entry is removed: scripts/export-series.sh uses this so that
 every commit of the exported series names only files that exist at that
-commit.  Used by scripts/assemble.sh (whole entry) and export-series.sh.
+commit.  With --maintainer, the entry gets an M: line for NAME <EMAIL>
+after its title (the snippets carry none: the person who exports the
+series maintains what it adds).  Used by scripts/assemble.sh (whole entry)
+and export-series.sh (with the exporter's git identity).
 """
 import glob
 import os
@@ -42,16 +46,22 @@ def pattern_exists(tree, pat):
 
 def main(argv):
     args = argv[1:]
-    tree = None
+    tree = maintainer = None
     if "--tree" in args:
         i = args.index("--tree")
         tree = args[i + 1]
+        del args[i:i + 2]
+    if "--maintainer" in args:
+        i = args.index("--maintainer")
+        maintainer = args[i + 1]
         del args[i:i + 2]
     if len(args) != 2:
         sys.exit(__doc__.strip().splitlines()[2].strip())
     path, snippet = args
     entry = [l for l in open(snippet).read().strip("\n").splitlines()]
     title = entry[0]
+    if maintainer:
+        entry.insert(1, "M:\t" + maintainer)
     if tree is not None:
         entry = [l for l in entry
                  if not (l[:3] in ("F:\t", "X:\t")
