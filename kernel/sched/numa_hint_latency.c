@@ -358,6 +358,9 @@ static unsigned int numa_hint_fold_slack(unsigned long faults,
  * @item: the item
  *
  * O(online CPUs): called once per adjustment period, never per fault.
+ * A CPU that folds its diff into the total between the two reads is
+ * missed: a period's count is then off by less than one CPU's
+ * stat_threshold, which the next period's count makes up.
  *
  * Return: the node's total plus what each online CPU holds of it.
  */
