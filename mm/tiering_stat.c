@@ -25,7 +25,7 @@
  *	entry left empty by the configuration) charges nothing, it is only
  *	traced
  * @moved: item for pages that moved
- * @failed: item for pages that were tried and did not move
+ * @failed: item for pages that were taken to move and did not move
  * @charge_dst: charge @moved to the destination node, not the source
  * @memcg: @moved is also a memory cgroup statistic (memory.stat)
  */
@@ -80,7 +80,7 @@ static int tiering_charge_nid(enum tiering_reason reason, int src_nid,
  * @dst_nid: node they were to move to; may be a node without memory (or
  *	NUMA_NO_NODE) when the whole batch failed because of it
  * @nr_moved: base pages that moved
- * @nr_failed: base pages that were tried and stayed on @src_nid
+ * @nr_failed: base pages that were taken to move and stayed on @src_nid
  * @reason: which path migrated them
  *
  * Charges the per-node vmstat items of @reason, if it has any, and emits

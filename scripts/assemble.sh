@@ -18,7 +18,7 @@ new_files() {
 	(cd "$REPO" && git ls-files --cached --others --exclude-standard \
 		arch mm kernel include tools/testing/selftests/mm/tiering \
 		tools/testing/selftests/mm/huge_zero tools/mm \
-		Documentation 2>/dev/null | sort -u)
+		Documentation Kconfig.tiering 2>/dev/null | sort -u)
 }
 # (scripts/export-series.sh asks for the same list)
 [ "${1:-}" = --new-files ] && { new_files; exit 0; }

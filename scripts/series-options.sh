@@ -11,7 +11,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 SRC=$1
 grep '^CONFIG_' "$REPO/configs/series.config" | while IFS= read -r line; do
 	opt=${line%%=*}
-	if grep -qx "config ${opt#CONFIG_}" "$SRC"/mm/Kconfig "$SRC"/init/Kconfig \
+	if grep -qx "config ${opt#CONFIG_}" "$SRC"/Kconfig.tiering "$SRC"/mm/Kconfig "$SRC"/init/Kconfig \
 		"$SRC"/mm/damon/Kconfig 2>/dev/null; then
 		echo "$line"
 	fi

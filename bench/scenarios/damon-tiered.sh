@@ -41,7 +41,9 @@
 #          moves no more than the gap between the two goals: see
 #          damon_goals_on()
 #   goals_step
-#          goals_temporal applied as often as goals_band, its 1 s window
+#          goals_temporal under "temporal_capped" (the damon-tiering
+#          series, CONFIG_DAMOS_TUNER_TEMPORAL_CAPPED) instead of
+#          "temporal", applied as often as goals_band, its 1 s window
 #          kept: see damon_goals_on()
 #   goals_step_floor20
 #          goals_step with the intervals goal's min_sample_us at 20 ms, the
@@ -204,15 +206,15 @@ sample_goals()
 # node_reserve_bp); goals_node also tunes migrate_hot with "temporal".
 # goals_band keeps the recipe's rate but shortens its 1 s charge window
 # until one window moves at most the gap between the goals (0.2% of node0,
-# the used memory between 99.5% and 99.7%): without patch 0014 a scheme
+# the used memory between 99.5% and 99.7%): under "temporal" a scheme
 # reads its goal only when a window starts, so each window can carry
-# node0 past its goal by what it moves.  With the recipe's 200 MiB on hundreds of GiB of DRAM a
-# window is already below that gap, and the rule changes nothing there.
-# goals_step keeps the recipe's 1 s window and applies the schemes as
-# often as goals_band does: a kernel whose temporal tuner measures node
-# memory goals again after each action ends the window when the goal is
-# met, so an application moves at most about the gap, and the short apply
-# interval keeps the recipe's rate.
+# node0 past its goal by what it moves.  With the recipe's 200 MiB on
+# hundreds of GiB of DRAM a window is already below that gap, and the rule
+# changes nothing there.  goals_step keeps the recipe's 1 s window and
+# applies the schemes as often as goals_band does, under
+# "temporal_capped", which measures node memory goals again before each
+# action and stops at them, so an application moves at most about the
+# gap, and the short apply interval keeps the recipe's rate.
 damon_goals_on()
 {
 	local i wm reserve hot_tuner=consist cold_tuner=consist gap_b gap_ms managed
@@ -250,6 +252,9 @@ damon_goals_on()
 	goals_temporal) cold_tuner=temporal ;&
 	goals_node) hot_tuner=temporal ;&
 	goals_sized) goal_used=$((GOAL_USED_BP - reserve)) goal_free=$((GOAL_FREE_BP + reserve)) ;;
+	esac
+	case $mode in
+	goals_step*) hot_tuner=temporal_capped cold_tuner=temporal_capped ;;
 	esac
 	echo "bench: $mode: node$FAST watermarks $wm managed pages;" \
 		"reserve (high watermark + lowmem reserve, per zone) $reserve bp;" \

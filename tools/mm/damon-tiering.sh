@@ -13,8 +13,8 @@
 # young, to SLOW_NID; kdamond 1 monitors SLOW_NID and migrate_hot moves its
 # regions with accesses, the most accessed first, young pages only, to
 # FAST_NID.  Both schemes act within
-# 200 MiB per second and are tuned by the "temporal" goal tuner toward
-# goals on FAST_NID's memory: migrate_hot while FAST_NID is used below
+# 200 MiB per second and are tuned by the "temporal_capped" goal tuner
+# toward goals on FAST_NID's memory: migrate_hot while FAST_NID is used below
 # 99.7% less R, migrate_cold while less than 0.5% plus R of it is free.
 # R is the memory FAST_NID keeps free from migrations, which allocate
 # without reclaim: per zone its high watermark plus its largest lowmem
@@ -30,8 +30,11 @@
 # Monitoring intervals tune themselves toward 4% of the possible accesses
 # in 3 aggregations, sampling every 5 ms to 10 s.
 #
-# Needs the DAMON sysfs files of the damon-autotune series (mainline's:
-# quotas/goals/N/nid, quotas/goal_tuner, intervals_goal, filters/N/allow).
+# Needs mainline's DAMON sysfs files (the damon-autotune series on 6.12:
+# quotas/goals/N/nid, quotas/goal_tuner, intervals_goal, filters/N/allow)
+# and the goal tuner "temporal_capped", which mainline lacks
+# (CONFIG_DAMOS_TUNER_TEMPORAL_CAPPED): under mainline's "temporal" each
+# charge window would carry the node past its goals by up to 200 MiB.
 # Reclaim demotion (/sys/kernel/mm/numa/demotion_enabled) may stay on.
 #
 # stop: turn every kdamond off and remove them.  show: per kdamond its
@@ -127,7 +130,7 @@ kdamond()
 	node_target "$ctx" "$2"
 	w 1 "$ctx/schemes/nr_schemes"
 	[ -e "$s/quotas/goal_tuner" ] ||
-		die "no quotas/goal_tuner: this kernel lacks the temporal goal tuner"
+		die "no quotas/goal_tuner: this kernel lacks DAMON's goal tuners"
 	w "$3" "$s/action"
 	w "$4" "$s/target_nid"
 	w "$9" "$s/apply_interval_us"
@@ -142,7 +145,9 @@ kdamond()
 	w 1000 "$s/quotas/weights/age_permil"
 	w 1000 "$s/quotas/reset_interval_ms"
 	w $QUOTA_B "$s/quotas/bytes"
-	w temporal "$s/quotas/goal_tuner"
+	echo temporal_capped > "$s/quotas/goal_tuner" 2>/dev/null ||
+		die "goal_tuner rejects temporal_capped:" \
+			"build the kernel with CONFIG_DAMOS_TUNER_TEMPORAL_CAPPED"
 	w 1 "$s/quotas/goals/nr_goals"
 	w "$6" "$s/quotas/goals/0/target_metric"
 	w "${10}" "$s/quotas/goals/0/nid"
