@@ -21,7 +21,8 @@ import sys
 
 DMESG_BAD = re.compile(r"WARNING:|BUG:|Oops|KASAN:|UBSAN:|general protection fault|"
                        r"possible circular locking|possible recursive locking|"
-                       r"inconsistent lock state|lockdep|Kernel panic|"
+                       r"inconsistent lock state|lockdep is turned off|"
+                       r"DEBUG_LOCKS_WARN_ON|Kernel panic|"
                        r"INFO: task .* blocked|soft lockup|hard LOCKUP|"
                        r"Out of memory|oom-kill")
 # boot banners of the debug kernel that match the above and report nothing

@@ -578,13 +578,14 @@ static long promote_to_used_goal(struct __test_metadata *_metadata,
 
 /*
  * The temporal tuner, as mainline's, reads the goals when a charge window
- * starts only: a window that starts with the node_mem_used_bp goal 8 MiB
+ * starts only: a window that starts with the node_mem_used_bp goal 2 MiB
  * away promotes what it finds within its 200 MiB quota, more than twice the
- * goal's 8 MiB of the 64 MiB set.
+ * goal's 2 MiB of the 64 MiB set (in the lab a debug kernel found 12 MiB in
+ * that window, the lab kernel all of the set).
  */
 TEST_F_TIMEOUT(autotune, temporal_tuner_overshoots_node_goal, 120)
 {
-	const unsigned long room = 8UL << 20;
+	const unsigned long room = 2UL << 20;
 	long moved = promote_to_used_goal(_metadata, &self->t, &self->touching,
 					  "temporal", room, 1);
 
