@@ -6,11 +6,13 @@
 # throughput (runs in the lab guest, base and patched kernels).
 #
 # 6.12 clears a huge page 4 KiB at a time with a cond_resched() before each
-# 4 KiB; the series (mm/folio_zero.c) clears contiguous chunks with a
-# rescheduling point between chunks: under preempt=none/voluntary fixed
-# 1 MiB chunks, under preempt=full 32 MiB.  Under preempt=voluntary a chunk is a stretch in
-# which no other task gets the CPU, so a real-time task that wakes up on
-# that CPU waits for the chunk to end.  This measures both sides:
+# 4 KiB; the series (folio_zero_user() in mm/memory.c, mainline's design)
+# clears page ranges with a rescheduling point before each: under
+# preempt=none/voluntary batches of up to 32 MiB
+# (PROCESS_PAGES_NON_PREEMPT_BATCH), under preempt=full whole ranges.
+# Under preempt=none/voluntary a batch is a stretch in which no other task
+# gets the CPU, so a real-time task that wakes up on that CPU waits for the
+# batch to end.  This measures both sides:
 #
 #   idle     build/bench/bin/hugefault -l -I: the latency thread alone on
 #            CPU0 for IDLE_S (3) s: the lab's noise floor;

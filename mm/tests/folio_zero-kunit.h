@@ -1,142 +1,171 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests for mm/folio_zero.c: the clearing order and the clearing
- * itself, on a folio whose untouched pages act as guard bytes.
- * Included at the end of mm/folio_zero.c, to reach its static functions.
+ * KUnit tests for clearing huge folios for user space: folio_zero_user()
+ * and the range helpers under it clear exactly the pages asked for and
+ * touch no other byte.  Included at the end of mm/memory.c, to reach its
+ * static functions.
  */
 #ifndef _FOLIO_ZERO_KUNIT_H
 #define _FOLIO_ZERO_KUNIT_H
 
 #include <kunit/test.h>
-#include <linux/bitmap.h>
-#include <linux/log2.h>
 
-static void folio_zero_check_plan(struct kunit *test, unsigned int nr,
-				  unsigned int target, unsigned int chunk)
+#define FOLIO_ZERO_GUARD	0xa5
+
+static void folio_zero_fill(struct folio *folio)
 {
-	unsigned long *seen = kunit_kzalloc(test, BITS_TO_LONGS(nr) *
-					    sizeof(long), GFP_KERNEL);
-	unsigned int start, n, last_start = 0, last_n = 0, pieces = 0;
-	unsigned int window_pieces = 0;
-	struct folio_zero_plan plan;
+	long i;
 
-	KUNIT_ASSERT_NOT_NULL(test, seen);
-	folio_zero_plan_init(&plan, nr, target, chunk, FOLIO_ZERO_WINDOW_PAGES);
-	while (folio_zero_plan_next(&plan, &start, &n)) {
-		KUNIT_ASSERT_GT(test, n, 0U);
-		KUNIT_ASSERT_LE(test, n, chunk);
-		KUNIT_ASSERT_LE(test, start + n, nr);
-		/* every page exactly once */
-		KUNIT_ASSERT_EQ(test, find_next_bit(seen, start + n, start),
-				(unsigned long)start + n);
-		bitmap_set(seen, start, n);
-		/* set with the window and after it: only the last piece */
-		window_pieces += plan.window_done;
-		last_start = start;
-		last_n = n;
-		pieces++;
-	}
-	KUNIT_EXPECT_TRUE(test, bitmap_full(seen, nr));
-	/* the faulting subpage is in the piece cleared last */
-	KUNIT_EXPECT_LE(test, last_start, target);
-	KUNIT_EXPECT_LT(test, target, last_start + last_n);
-	/* ... which is the window, the one piece cleared through the cache */
-	KUNIT_EXPECT_EQ(test, window_pieces, 1U);
-	/* contiguous: at most two pieces more than the minimum */
-	KUNIT_EXPECT_LE(test, pieces, DIV_ROUND_UP(nr, chunk) + 2);
+	for (i = 0; i < folio_nr_pages(folio); i++)
+		memset(page_address(folio_page(folio, i)), FOLIO_ZERO_GUARD,
+		       PAGE_SIZE);
 }
 
-static void folio_zero_test_plan(struct kunit *test)
-{
-	static const unsigned int nrs[] = { 1, 2, 16, 17, 512, 262144 };
-	static const unsigned int chunks[] = { 1, 16, 512, 8192 };
-	unsigned int i, j;
-
-	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
-		unsigned int nr = nrs[i];
-		unsigned int targets[] = { 0, 1 % nr, nr / 2, nr - 1 };
-		unsigned int k;
-
-		for (j = 0; j < ARRAY_SIZE(chunks); j++)
-			for (k = 0; k < ARRAY_SIZE(targets); k++)
-				folio_zero_check_plan(test, nr, targets[k],
-						      chunks[j]);
-	}
-}
-
-static void folio_zero_test_chunk_bound(struct kunit *test)
-{
-	bool full = preempt_model_full() || preempt_model_rt();
-
-	KUNIT_EXPECT_EQ(test, folio_zero_chunk_pages(),
-			full ? FOLIO_ZERO_CHUNK_PAGES_FULL :
-			       FOLIO_ZERO_CHUNK_PAGES);
-	KUNIT_EXPECT_GE(test, folio_zero_chunk_pages(),
-			FOLIO_ZERO_WINDOW_PAGES);
-}
-
-#define GUARD	0xa5
-
-/* Pages [start, start + nr) zero, every other page of @folio still GUARD. */
+/*
+ * Expect pages [start, start + nr) of @folio zero and every byte of its
+ * other pages still FOLIO_ZERO_GUARD; name the first page that is not.
+ */
 static void folio_zero_expect(struct kunit *test, struct folio *folio,
-			      unsigned int start, unsigned int nr)
+			      long start, long nr, const char *what)
 {
-	unsigned int i, bad = 0;
-	size_t b;
+	long i, bad = 0, first = -1;
 
 	for (i = 0; i < folio_nr_pages(folio); i++) {
-		u8 *p = page_address(folio_page(folio, i));
-		u8 want = (i >= start && i < start + nr) ? 0 : GUARD;
+		int want = i >= start && i < start + nr ? 0 : FOLIO_ZERO_GUARD;
 
-		for (b = 0; b < PAGE_SIZE; b++)
-			bad += p[b] != want;
+		if (memchr_inv(page_address(folio_page(folio, i)), want,
+			       PAGE_SIZE)) {
+			if (first < 0)
+				first = i;
+			bad++;
+		}
 	}
-	KUNIT_EXPECT_EQ_MSG(test, bad, 0U, "clearing pages %u-%u of %ld",
-			    start, start + nr - 1, folio_nr_pages(folio));
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0L,
+			    "%s: pages %ld-%ld of %ld cleared: %ld pages wrong, the first %ld",
+			    what, start, start + nr - 1, folio_nr_pages(folio),
+			    bad, first);
 }
 
-static void folio_zero_test_pages_guarded(struct kunit *test)
+/*
+ * Clear each of a few ranges of a 16-page folio with @clear(folio, start,
+ * nr) and check that exactly those pages changed.
+ */
+static void folio_zero_check_ranges(struct kunit *test,
+				    void (*clear)(struct folio *folio,
+						  unsigned int start,
+						  unsigned int nr),
+				    const char *what)
 {
 	static const unsigned int ranges[][2] = {
 		{ 0, 1 }, { 3, 5 }, { 15, 1 }, { 0, 16 }, { 1, 14 },
 	};
 	struct folio *folio = folio_alloc(GFP_KERNEL, 4);
 	unsigned int i;
-	int nocache;
 
 	KUNIT_ASSERT_NOT_NULL(test, folio);
-	/* clear_pages(), then clear_pages_nocache() */
-	for (nocache = 0; nocache <= 1; nocache++) {
-		for (i = 0; i < ARRAY_SIZE(ranges); i++) {
-			memset(folio_address(folio), GUARD, folio_size(folio));
-			folio_zero_pages(folio, 0, ranges[i][0], ranges[i][1],
-					 nocache);
-			folio_zero_expect(test, folio, ranges[i][0],
-					  ranges[i][1]);
-		}
+	for (i = 0; i < ARRAY_SIZE(ranges); i++) {
+		folio_zero_fill(folio);
+		clear(folio, ranges[i][0], ranges[i][1]);
+		folio_zero_expect(test, folio, ranges[i][0], ranges[i][1], what);
 	}
 	folio_put(folio);
 }
 
-static void folio_zero_test_user(struct kunit *test)
+static void folio_zero_user_highpages(struct folio *folio, unsigned int start,
+				      unsigned int nr)
 {
-	struct folio *folio = folio_alloc(GFP_KERNEL, 9);
-	unsigned long base = 0x40000000UL, hints[] = { 0, 255, 511 };
+	clear_user_highpages(folio_page(folio, start),
+			     0x40000000UL + start * PAGE_SIZE, nr);
+}
+
+/* clear_user_highpages(): through clear_pages() where the arch has it */
+static void folio_zero_test_user_highpages(struct kunit *test)
+{
+	folio_zero_check_ranges(test, folio_zero_user_highpages,
+				"clear_user_highpages()");
+}
+
+#ifdef CONFIG_X86_64
+/*
+ * clear_pages() runs the variant the CPU's features chose at boot; run the
+ * unrolled one, which CPUs with ERMS or REP_GOOD never do, directly.
+ */
+static void folio_zero_unrolled(struct folio *folio, unsigned int start,
+				unsigned int nr)
+{
+	void *addr = page_address(folio_page(folio, start));
+	unsigned long len = (unsigned long)nr << PAGE_SHIFT;
+
+	asm volatile("call __clear_pages_unrolled"
+		     : "+c" (len), "+D" (addr), ASM_CALL_CONSTRAINT
+		     : "a" (0)
+		     : "cc", "memory");
+}
+
+static void folio_zero_test_unrolled(struct kunit *test)
+{
+	folio_zero_check_ranges(test, folio_zero_unrolled,
+				"__clear_pages_unrolled()");
+}
+#endif
+
+/* clear_contig_highpages() on parts of a MAX_ORDER folio */
+static void folio_zero_test_contig(struct kunit *test)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL, MAX_PAGE_ORDER);
+	const unsigned int n = MAX_ORDER_NR_PAGES;
+	const unsigned int ranges[][2] = {
+		{ 0, n }, { 1, n - 2 }, { n / 4, n / 2 }, { n - 1, 1 },
+	};
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, folio);
-	for (i = 0; i < ARRAY_SIZE(hints); i++) {
-		memset(folio_address(folio), GUARD, folio_size(folio));
-		folio_zero_user(folio, base + hints[i] * PAGE_SIZE + 123);
-		folio_zero_expect(test, folio, 0, folio_nr_pages(folio));
+	if (!folio)
+		kunit_skip(test, "no free order-%d folio", MAX_PAGE_ORDER);
+	for (i = 0; i < ARRAY_SIZE(ranges); i++) {
+		folio_zero_fill(folio);
+		clear_contig_highpages(folio_page(folio, ranges[i][0]),
+				       0x40000000UL + ranges[i][0] * PAGE_SIZE,
+				       ranges[i][1]);
+		folio_zero_expect(test, folio, ranges[i][0], ranges[i][1],
+				  "clear_contig_highpages()");
 	}
 	folio_put(folio);
+}
+
+/*
+ * folio_zero_user() on folios smaller and larger than the faulting page's
+ * neighbourhood, faulting at each end, next to each end and in the middle.
+ */
+static void folio_zero_test_user(struct kunit *test)
+{
+	static const unsigned int orders[] = { 0, 1, 2, 9 };
+	const unsigned long base = 0x40000000UL;
+	unsigned int o;
+
+	for (o = 0; o < ARRAY_SIZE(orders); o++) {
+		struct folio *folio = folio_alloc(GFP_KERNEL, orders[o]);
+		long nr = 1L << orders[o];
+		long hints[] = { 0, 1, 2, nr / 2, nr - 3, nr - 2, nr - 1 };
+		unsigned int h;
+
+		KUNIT_ASSERT_NOT_NULL(test, folio);
+		for (h = 0; h < ARRAY_SIZE(hints); h++) {
+			if (hints[h] < 0 || hints[h] >= nr)
+				continue;
+			folio_zero_fill(folio);
+			folio_zero_user(folio, base + hints[h] * PAGE_SIZE + 123);
+			folio_zero_expect(test, folio, 0, nr, "folio_zero_user()");
+		}
+		folio_put(folio);
+	}
 }
 
 static struct kunit_case folio_zero_test_cases[] = {
-	KUNIT_CASE(folio_zero_test_plan),
-	KUNIT_CASE(folio_zero_test_chunk_bound),
-	KUNIT_CASE(folio_zero_test_pages_guarded),
+	KUNIT_CASE(folio_zero_test_user_highpages),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(folio_zero_test_unrolled),
+#endif
+	KUNIT_CASE(folio_zero_test_contig),
 	KUNIT_CASE(folio_zero_test_user),
 	{},
 };
