@@ -60,6 +60,13 @@
 #   P8   the series' recommended setup: tools/mm/damon-tiering.sh (P5 with
 #        its goals moved by node0's reserve, its apply interval the time
 #        the quota's rate takes to cross the gap between them)
+#   P9   mainline's PULL/PUSH pair (7.2, node_eligible_mem_bp's cover
+#        letter, its published values): one paddr kdamond over node0 and
+#        node2, two migrate_hot schemes on regions with any access, each
+#        kept to its source node by allow addr filters: PULL to node0 with
+#        a node_eligible_mem_bp goal of 6000 on node0, PUSH to node2 with
+#        one of 4000 on node2; the temporal tuner, P4's quota (200 MiB per
+#        second, applied every second) and intervals auto-tuning
 # Reclaim demotion stays on under every policy: it is what keeps a full
 # node0 allocating, and what a tiered machine runs.
 #
@@ -74,7 +81,7 @@ BIN=$REPO/build/bench/bin/phases
 OUTDIR=${BENCH_OUT:-/mnt/lab}
 CSV=$OUTDIR/tiering-policies.csv
 W2_CSV=$OUTDIR/tiering-policies-redis.csv
-POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8}
+POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8 P9}
 WORKLOADS=${WORKLOADS:-W1 W2}
 W3_REGIMES=${W3_REGIMES:-uniform hotchunk}
 W3_UNIFORM_EPISODES=${W3_UNIFORM_EPISODES:-768}
@@ -179,6 +186,71 @@ recipe()
 	done
 }
 
+# pull_push_scheme S TARGET_NID GOAL_NID GOAL_BP SRC_NID: scheme S of
+# kdamond 0's context is P9's migrate_hot to TARGET_NID on the memory of
+# SRC_NID (an allow addr filter per range), tuned toward a
+# node_eligible_mem_bp goal of GOAL_BP on GOAL_NID
+pull_push_scheme()
+{
+	local s=$ADMIN/kdamonds/0/contexts/0/schemes/$1 f=0 start end ranges
+
+	w migrate_hot "$s/action"
+	w "$2" "$s/target_nid"
+	w 1000000 "$s/apply_interval_us"
+	w 0 "$s/access_pattern/sz/min"
+	w $ULONG_MAX "$s/access_pattern/sz/max"
+	w $UINT_MAX "$s/access_pattern/nr_accesses/max"
+	w 1 "$s/access_pattern/nr_accesses/min"
+	w 0 "$s/access_pattern/age/min"
+	w $UINT_MAX "$s/access_pattern/age/max"
+	w 1000 "$s/quotas/reset_interval_ms"
+	w $((200 << 20)) "$s/quotas/bytes"
+	w temporal "$s/quotas/goal_tuner"
+	w 1 "$s/quotas/goals/nr_goals"
+	w node_eligible_mem_bp "$s/quotas/goals/0/target_metric"
+	w "$4" "$s/quotas/goals/0/target_value"
+	w "$3" "$s/quotas/goals/0/nid"
+	ranges=$(node_ranges "$5")
+	w "$(echo "$ranges" | wc -l)" "$s/filters/nr_filters"
+	while read -r start end; do
+		w addr "$s/filters/$f/type"
+		w Y "$s/filters/$f/matching"
+		w Y "$s/filters/$f/allow"
+		w "$start" "$s/filters/$f/addr_start"
+		w "$end" "$s/filters/$f/addr_end"
+		f=$((f + 1))
+	done <<< "$ranges"
+}
+
+# pull_push: P9, one kdamond over node0's and node2's memory
+pull_push()
+{
+	local ctx=$ADMIN/kdamonds/0/contexts/0 iv i=0 start end ranges
+	iv=$ctx/monitoring_attrs/intervals
+
+	w 1 $ADMIN/kdamonds/nr_kdamonds
+	w 1 $ADMIN/kdamonds/0/contexts/nr_contexts
+	w paddr "$ctx/operations"
+	w 5000 "$iv/sample_us"
+	w 100000 "$iv/aggr_us"
+	w 400 "$iv/intervals_goal/access_bp"
+	w 3 "$iv/intervals_goal/aggrs"
+	w 5000 "$iv/intervals_goal/min_sample_us"
+	w 10000000 "$iv/intervals_goal/max_sample_us"
+	ranges=$(node_ranges $FAST; node_ranges $SLOW)
+	w 1 "$ctx/targets/nr_targets"
+	w "$(echo "$ranges" | wc -l)" "$ctx/targets/0/regions/nr_regions"
+	while read -r start end; do
+		w "$start" "$ctx/targets/0/regions/$i/start"
+		w "$end" "$ctx/targets/0/regions/$i/end"
+		i=$((i + 1))
+	done <<< "$ranges"
+	w 2 "$ctx/schemes/nr_schemes"
+	pull_push_scheme 0 $FAST $FAST 6000 $SLOW
+	pull_push_scheme 1 $SLOW $SLOW 4000 $FAST
+	w on $ADMIN/kdamonds/0/state
+}
+
 # policy_on POLICY
 policy_on()
 {
@@ -209,6 +281,7 @@ policy_on()
 		recipe consist cold-only
 		;;
 	P8) "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P8 did not start" ;;
+	P9) pull_push ;;
 	*) die "no policy $1" ;;
 	esac
 }

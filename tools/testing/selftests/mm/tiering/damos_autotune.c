@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DAMON tiering that tunes itself: allow filters, monitoring intervals
- * auto-tuning and node-memory quota goals, with mainline's sysfs files.
+ * auto-tuning, node-memory and node_eligible_mem_bp quota goals and the fail
+ * charge ratio, with mainline's sysfs files.  A node_eligible_mem_bp goal
+ * measures where the scheme-eligible memory lies and fits paddr contexts
+ * only; a fail charge ratio lets a scheme whose action fails try more than
+ * its quota.
  *
  * Every new file exists under its mainline name, bad input is rejected with
  * EINVAL and changes nothing, migrate_hot with an allow-young filter moves
@@ -185,10 +189,12 @@ TEST_F(autotune, files_have_mainline_names)
 		IGOAL "/max_sample_us", FILTER "/allow", QGOAL "/nid",
 		QGOAL "/target_metric", QGOAL "/target_value",
 		QGOAL "/current_value", TUNER,
+		SCHEME "/quotas/fail_charge_num",
+		SCHEME "/quotas/fail_charge_denom",
 	};
 	static const char * const metrics[] = {
 		"user_input", "some_mem_psi_us", "node_mem_used_bp",
-		"node_mem_free_bp",
+		"node_mem_free_bp", "node_eligible_mem_bp",
 	};
 	char buf[64];
 
@@ -202,6 +208,12 @@ TEST_F(autotune, files_have_mainline_names)
 	EXPECT_STREQ(read_str(FILTER "/allow", buf, sizeof(buf)), "N");
 	EXPECT_EQ(read_long(QGOAL "/nid"), 0);
 	EXPECT_STREQ(read_str(TUNER, buf, sizeof(buf)), "consist");
+	EXPECT_EQ(read_long(SCHEME "/quotas/fail_charge_num"), 0);
+	EXPECT_EQ(read_long(SCHEME "/quotas/fail_charge_denom"), 0);
+	EXPECT_EQ(write_file(SCHEME "/quotas/fail_charge_num", "1"), 0);
+	EXPECT_EQ(write_file(SCHEME "/quotas/fail_charge_denom", "1024"), 0);
+	EXPECT_EQ(read_long(SCHEME "/quotas/fail_charge_num"), 1);
+	EXPECT_EQ(read_long(SCHEME "/quotas/fail_charge_denom"), 1024);
 	EXPECT_EQ(write_file(TUNER, "temporal"), 0);
 	EXPECT_STREQ(read_str(TUNER, buf, sizeof(buf)), "temporal");
 	EXPECT_EQ(write_file(TUNER, "consist\n"), 0);
@@ -249,7 +261,8 @@ TEST_F(autotune, bad_input_rejected)
 	};
 	static const char * const goal_files[] = {
 		IGOAL "/access_bp", IGOAL "/aggrs", IGOAL "/min_sample_us",
-		IGOAL "/max_sample_us",
+		IGOAL "/max_sample_us", SCHEME "/quotas/fail_charge_num",
+		SCHEME "/quotas/fail_charge_denom",
 	};
 	char possible[64], beyond[16];
 	bool nodes[MAX_NODES];
@@ -499,18 +512,127 @@ TEST_F_TIMEOUT(autotune, temporal_tuner_all_or_nothing, 120)
 }
 
 /*
- * A migrate_hot scheme on node2 with a 200 MiB quota per second, tuned by
- * @tuner toward a node_mem_used_bp goal on node0, and a 64 MiB set a thread
- * keeps writing (the hottest memory of node2: the first the quota goes to).
- * The goal is raised @steps times, each time by @room bytes, the first time
- * from node0's use as MemFree shows it; each step waits until the goal reads
- * met again (polled for up to 30 s, then 3 s more).  Return: the pages
- * promoted in the last step, or -1 on error.
+ * A stat scheme on node2 with a node_eligible_mem_bp goal, tuned by the
+ * temporal tuner: every page the context monitors is on node2, so node2's
+ * share of the scheme-eligible memory is all of it and node0's none.  A goal
+ * of all of it on node2 is met (no quota), one of any of it on node0 is not
+ * (the whole quota).  A vaddr context cannot measure the metric: it does not
+ * start, and a running paddr one keeps running when such a commit fails.
  */
+TEST_F_TIMEOUT(autotune, node_eligible_goal_measures_node_share, 180)
+{
+	long counts[MAX_NODES], esz, pid;
+
+	/* eligible memory needs folios: node2 may hold no other */
+	self->cold = alloc_on_node(SET_SIZE, SLOW_NODE);
+	ASSERT_NE(self->cold, NULL);
+	fill_pattern(self->cold, SET_SIZE, 7);
+	ASSERT_EQ(count_pages_per_node(self->cold, SET_SIZE, counts), 0);
+	ASSERT_EQ(counts[SLOW_NODE], (long)SET_PAGES);
+
+	ASSERT_EQ(temporal_used_goal(100), 0);
+	ASSERT_EQ(write_file(SCHEME "/filters/nr_filters", "0"), 0);
+	ASSERT_EQ(write_file(QGOAL "/nid", "%d", SLOW_NODE), 0);
+	ASSERT_EQ(write_file(QGOAL "/target_value", "10000"), 0);
+	/* a vaddr context of this process starts with another node goal... */
+	ASSERT_EQ(write_file(CTX "/operations", "vaddr"), 0);
+	ASSERT_EQ(write_file(CTX "/targets/0/pid_target", "%d", getpid()), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	ASSERT_EQ(write_file(KD "/state", "off"), 0);
+	ASSERT_EQ(read_long(KD "/pid"), -1);
+	/* ...and not with this one */
+	ASSERT_EQ(write_file(QGOAL "/target_metric", "node_eligible_mem_bp"), 0);
+	EXPECT_EQ(write_file(KD "/state", "on"), -EINVAL);
+	EXPECT_EQ(read_long(KD "/pid"), -1);
+	ASSERT_EQ(write_file(CTX "/operations", "paddr"), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+	pid = read_long(KD "/pid");
+	ASSERT_GT(pid, 0);
+	esz = esz_settled(false);
+	TH_LOG("all of it on node2: effective_bytes %ld", esz);
+	EXPECT_EQ(esz, 0);
+
+	ASSERT_EQ(write_file(QGOAL "/nid", "%d", FAST_NODE), 0);
+	ASSERT_EQ(write_file(QGOAL "/target_value", "1"), 0);
+	ASSERT_EQ(write_file(KD "/state", "commit_schemes_quota_goals"), 0);
+	esz = esz_settled(true);
+	TH_LOG("any of it on node0: effective_bytes %ld", esz);
+	EXPECT_EQ(esz, 200L << 20);
+
+	ASSERT_EQ(write_file(CTX "/operations", "vaddr"), 0);
+	EXPECT_EQ(write_file(KD "/state", "commit"), -EINVAL);
+	EXPECT_EQ(read_long(KD "/pid"), pid);
+}
+
+/*
+ * migrate_hot from node2 to node2 fails for every page (a folio already on
+ * the target node is not migrated), within a 4 MiB quota per second.  By
+ * default each region is charged whole: the scheme tries at most 4 MiB per
+ * charge window.  With a fail charge ratio of 1/1024, a failed 3 GiB pass
+ * over node2 is charged 3 MiB: the scheme tries more than its quota.
+ */
+TEST_F_TIMEOUT(autotune, fail_charge_ratio_charges_failures_less, 180)
+{
+	const long quota = 4L << 20;
+	struct timespec t0, t1;
+	long tried0, tried1, bound;
+
+	ASSERT_EQ(write_file(SCHEME "/action", "migrate_hot"), 0);
+	ASSERT_EQ(write_file(SCHEME "/target_nid", "%d", SLOW_NODE), 0);
+	ASSERT_EQ(write_file(SCHEME "/filters/nr_filters", "0"), 0);
+	ASSERT_EQ(write_file(SCHEME "/quotas/goals/nr_goals", "0"), 0);
+	ASSERT_EQ(write_file(SCHEME "/quotas/bytes", "%ld", quota), 0);
+	ASSERT_EQ(write_file(SCHEME "/quotas/reset_interval_ms", "1000"), 0);
+	ASSERT_EQ(write_file(SCHEME "/apply_interval_us", "100000"), 0);
+	ASSERT_EQ(write_file(KD "/state", "on"), 0);
+
+	/* whole regions charged: at most a quota per charge window begun */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tried0 = scheme_sz_tried();
+	sleep(3);
+	tried1 = scheme_sz_tried();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	bound = quota * (t1.tv_sec - t0.tv_sec + 2);
+	TH_LOG("charged whole: %ld bytes tried, at most %ld", tried1 - tried0,
+	       bound);
+	ASSERT_GE(tried0, 0);
+	EXPECT_LE(tried1 - tried0, bound);
+
+	ASSERT_EQ(write_file(SCHEME "/quotas/fail_charge_num", "1"), 0);
+	ASSERT_EQ(write_file(SCHEME "/quotas/fail_charge_denom", "1024"), 0);
+	ASSERT_EQ(write_file(KD "/state", "commit"), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tried0 = scheme_sz_tried();
+	for (int s = 0; s < 60; s++) {
+		sleep(1);
+		tried1 = scheme_sz_tried();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		bound = quota * (t1.tv_sec - t0.tv_sec + 2);
+		if (tried1 - tried0 > bound)
+			break;
+	}
+	TH_LOG("failures charged 1/1024: %ld bytes tried, quota windows' %ld",
+	       tried1 - tried0, bound);
+	EXPECT_GT(tried1 - tried0, bound);
+}
+
+/*
+ * A migrate_hot scheme on node2 with a 200 MiB quota per @reset_ms charge
+ * window, tuned by @tuner toward a node_mem_used_bp goal on node0, and a
+ * 64 MiB set a thread keeps writing (the hottest memory of node2: the first
+ * the quota goes to).  The goal is raised @steps times, each time by @room
+ * bytes, the first time from node0's use as MemFree shows it.  Each step
+ * waits for the scheme to promote and then to have no quota left, which the
+ * tuner gives when it reads the goal met, for up to STEP_WAIT_S seconds, and
+ * 3 s more: what a step promotes depends on when the tuner reads the goals,
+ * not on how fast the machine migrates.  Return: the pages promoted in the
+ * last step, or -1 on error.
+ */
+#define STEP_WAIT_S	90
 static long promote_to_used_goal(struct __test_metadata *_metadata,
 				 struct toucher *t, bool *touching,
-				 const char *tuner, unsigned long room,
-				 int steps)
+				 const char *tuner, unsigned long reset_ms,
+				 unsigned long room, int steps)
 {
 	const unsigned long set = 64UL << 20;
 	long counts[MAX_NODES], before, moved = -1, cur, total_kb, room_bp;
@@ -533,7 +655,7 @@ static long promote_to_used_goal(struct __test_metadata *_metadata,
 	if (write_file(SCHEME "/action", "migrate_hot") ||
 	    write_file(SCHEME "/target_nid", "%d", FAST_NODE) ||
 	    write_file(SCHEME "/filters/nr_filters", "0") ||
-	    temporal_used_goal(1000) || write_file(TUNER, "%s", tuner) ||
+	    temporal_used_goal(reset_ms) || write_file(TUNER, "%s", tuner) ||
 	    /* met from the start: DAMON measures node0 and moves nothing */
 	    write_file(QGOAL "/target_value", "1") ||
 	    write_file(KD "/state", "on"))
@@ -553,7 +675,7 @@ static long promote_to_used_goal(struct __test_metadata *_metadata,
 		    write_file(KD "/state", "commit_schemes_quota_goals"))
 			return -1;
 		/* missed, the whole quota; met again, none */
-		for (int s = 0; s < 30; s++) {
+		for (int s = 0; s < STEP_WAIT_S; s++) {
 			sleep(1);
 			if (vm_stat_refresh())
 				return -1;
@@ -578,16 +700,17 @@ static long promote_to_used_goal(struct __test_metadata *_metadata,
 
 /*
  * The temporal tuner, as mainline's, reads the goals when a charge window
- * starts only: a window that starts with the node_mem_used_bp goal 2 MiB
- * away promotes what it finds within its 200 MiB quota, more than twice the
- * goal's 2 MiB of the 64 MiB set (in the lab a debug kernel found 12 MiB in
- * that window, the lab kernel all of the set).
+ * starts only: a 10 s window that starts with the node_mem_used_bp goal
+ * 8 MiB away promotes what it finds within its 200 MiB quota until the
+ * window ends, more than twice the goal's 8 MiB of the 64 MiB set.  (The
+ * window may start up to 10 s after the goal is set: a smaller room could
+ * be taken by other allocations on node0 by then.)
  */
-TEST_F_TIMEOUT(autotune, temporal_tuner_overshoots_node_goal, 120)
+TEST_F_TIMEOUT(autotune, temporal_tuner_overshoots_node_goal, 150)
 {
-	const unsigned long room = 2UL << 20;
+	const unsigned long room = 8UL << 20;
 	long moved = promote_to_used_goal(_metadata, &self->t, &self->touching,
-					  "temporal", room, 1);
+					  "temporal", 10000, room, 1);
 
 	ASSERT_GE(moved, 0);
 	EXPECT_GT(moved, (long)(2 * room / 4096));
