@@ -8,7 +8,8 @@
 #      config matrix (scripts/matrix.sh): the series' directories build with
 #      no warning in other configs, on i386 and arm64
 #   3. one lab boot: KUnit suites (built in, run at boot), the mm/tiering
-#      kselftests, the base tree's DAMON selftests
+#      kselftests, the base tree's DAMON selftests; a second, of the
+#      two-CXL machine (lab.sh -C), for damon_tiering_sh
 #   4. scripts/check-report.py counts it all and scans the guest's console for
 #      WARNING/BUG/Oops/KASAN/lockdep reports; last line "N passed, N failed"
 set -uo pipefail
@@ -168,6 +169,25 @@ LAB_QUIET=1 scripts/lab.sh -t 3000 -a "hugepagesz=1G hugepages=2:1" -d "$OUT/lab
 	"bash $REPO/scripts/check-guest.sh"
 lab_rc=$?
 [ -f "$OUT/lab/out.log" ] && grep -E '^(not )?ok |^# (not )?ok |SKIP|TIMEOUT' "$OUT/lab/out.log" | sed 's/^/lab: /'
+
+# the two-CXL machine (lab.sh -C: node3 is node1's CXL node) as a boot of its
+# own: damon_tiering_sh tiers both pairs there (about 3 min; DAMO, if set,
+# names damo's command for its test next to a damo-started kdamond)
+echo "== lab -C (console: build/check/lab-two-cxl/console.log)"
+LAB_QUIET=1 scripts/lab.sh -C -t 900 -d "$OUT/lab-two-cxl" \
+	"cp -a $REPO/build/kselftest /tmp/kselftest && cd /tmp/kselftest &&
+	 DAMO='${DAMO:-}' ./run_kselftest.sh -o 600 -t mm/tiering:damon_tiering_sh.sh"
+cxl_rc=$?
+t=$(grep -E '^(not )?ok [0-9]+ selftests: mm/tiering: damon_tiering_sh.sh' "$OUT/lab-two-cxl/out.log" 2>/dev/null)
+echo "lab -C: ${t:-no result (guest rc $cxl_rc)}"
+if grep -qE 'WARNING:|BUG:|Oops|KASAN|possible circular locking' "$OUT/lab-two-cxl/console.log" 2>/dev/null; then
+	result lab-two-cxl/console fail "a kernel report: see build/check/lab-two-cxl/console.log"
+fi
+case $t in
+ok*SKIP*) result lab-two-cxl/mm/tiering:damon_tiering_sh.sh skip ;;
+ok*) result lab-two-cxl/mm/tiering:damon_tiering_sh.sh pass ;;
+*) result lab-two-cxl/mm/tiering:damon_tiering_sh.sh fail "see build/check/lab-two-cxl/out.log" ;;
+esac
 
 # the debug lane as a second boot, of the debug kernel: CHECK_DEBUG=1 (too
 # long for the time limits of make check: see README, "The debug lane")

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot a kernel in the emulated tiered machine and run a command in it.
 #
-#   scripts/lab.sh [-k BZIMAGE] [-t TIMEOUT_S] [-a KERNEL_ARGS] [-d LABDIR] [-i] [-H] [CMD...]
+#   scripts/lab.sh [-k BZIMAGE] [-t TIMEOUT_S] [-a KERNEL_ARGS] [-d LABDIR] [-i] [-H | -C] [CMD...]
 #
 # Machine: QEMU TCG, 2 CPUs.  node0 (1 GiB, CPU0) and node1 (1 GiB, CPU1) are
 # DRAM; node2 (3 GiB, no CPU) is "CXL": HMAT gives it 3x the latency and 1/4
@@ -11,6 +11,11 @@
 # carries the command, its log (out.log), its exit code (rc) and the console
 # log (console.log).  CMD runs under bash in the guest.  -i: interactive shell.
 # -H: hot-pluggable DIMMs on node2 and on a memoryless node3 (lab-hotplug.sh).
+# -C: two sockets with a CXL node each: node3 (1 GiB, no CPU) is node1's as
+# node2 is node0's (initiator, distance 30, HMAT figures), and each CXL
+# node is further from the other socket (distance 40, latency 40, 4G), so
+# that the kernel demotes node0 to node2 and node1 to node3.  -H and -C
+# both define node3: one or the other.
 # The checkout is also shared on its own (read-only), so that it stays at
 # its path in the guest even where the guest mounts a tmpfs (/tmp, /run, /mnt).
 # One lab at a time on the machine: a second lab.sh waits for the first
@@ -28,8 +33,9 @@ APPEND=""
 LABDIR=""
 INTERACTIVE=0
 HOTPLUG=0
+TWO_CXL=0
 NODE0_MIB=${LAB_NODE0_MIB:-1024} NODE1_MIB=1024 NODE2_MIB=3072
-while getopts "k:t:a:d:iH" o; do
+while getopts "k:t:a:d:iHC" o; do
 	case $o in
 	k) KERNEL=$OPTARG ;;
 	t) TIMEOUT=$OPTARG ;;
@@ -37,13 +43,18 @@ while getopts "k:t:a:d:iH" o; do
 	d) LABDIR=$OPTARG ;;
 	i) INTERACTIVE=1 ;;
 	H) HOTPLUG=1 ;;	# hot-pluggable DIMMs on node2 and node3: scripts/lab-hotplug.sh
+	C) TWO_CXL=1 ;;	# a second CXL node, node3, on socket 1
 	*) sed -n '3,/^# Exit/p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [[ $NODE0_MIB =~ ^[1-9][0-9]*$ ]] && [ "$NODE0_MIB" -ge 512 ] ||
 	{ echo "lab: LAB_NODE0_MIB must be a number of MiB, 512 or more" >&2; exit 2; }
-MEM_MIB=$((NODE0_MIB + NODE1_MIB + NODE2_MIB))
+[ $HOTPLUG = 1 ] && [ $TWO_CXL = 1 ] &&
+	{ echo "lab: -H and -C both define node3: use one of them" >&2; exit 2; }
+NODE3_MIB=0
+[ $TWO_CXL = 0 ] || NODE3_MIB=1024
+MEM_MIB=$((NODE0_MIB + NODE1_MIB + NODE2_MIB + NODE3_MIB))
 [ -f "$KERNEL" ] || { echo "lab: no kernel at $KERNEL (make kernel)" >&2; exit 2; }
 [ -n "$LABDIR" ] || LABDIR=$(mktemp -d /tmp/lab.XXXXXX)
 mkdir -p "$LABDIR"
@@ -51,10 +62,25 @@ rm -f "$LABDIR/rc" "$LABDIR/out.log" "$LABDIR/interactive"
 printf '%s\n' "${*:-true}" > "$LABDIR/cmd"
 [ $INTERACTIVE = 1 ] && touch "$LABDIR/interactive"
 
+# -C: node3 before the HMAT figures that name it; node1 to node2 and node3
+# to node0 are across the sockets
+NODE3=() D12=30
+if [ $TWO_CXL = 1 ]; then
+	D12=40
+	NODE3=(-object memory-backend-ram,size=${NODE3_MIB}M,id=m3
+	       -numa node,nodeid=3,memdev=m3,initiator=1
+	       -numa dist,src=0,dst=3,val=40 -numa dist,src=1,dst=3,val=30
+	       -numa dist,src=2,dst=3,val=50)
+fi
 HMAT=()
 for i in 0 1; do
-	for t in 0 1 2; do
-		case $i$t in 00 | 11) lat=10 bw=20G ;; 01 | 10) lat=20 bw=10G ;; *) lat=30 bw=5G ;; esac
+	for t in 0 1 2 $([ $TWO_CXL = 0 ] || echo 3); do
+		case $TWO_CXL$i$t in
+		?00 | ?11) lat=10 bw=20G ;;
+		?01 | ?10) lat=20 bw=10G ;;
+		112 | 103) lat=40 bw=4G ;;	# the other socket's CXL node
+		*) lat=30 bw=5G ;;
+		esac
 		HMAT+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat")
 		HMAT+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
 	done
@@ -68,8 +94,8 @@ QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
 	-numa node,nodeid=2,memdev=m2,initiator=0
 	-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
 	-numa dist,src=0,dst=1,val=20 -numa dist,src=0,dst=2,val=30
-	-numa dist,src=1,dst=2,val=30
-	"${HMAT[@]}"
+	-numa dist,src=1,dst=2,val=$D12
+	"${NODE3[@]}" "${HMAT[@]}"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$REPO,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$LABDIR,mount_tag=lab,security_model=none"

@@ -149,6 +149,8 @@ damon_off()
 {
 	local i n
 
+	# P8's own record of its kdamonds goes with them
+	"$REPO/tools/mm/damon-tiering.sh" stop > /dev/null 2>&1
 	read -r n < $ADMIN/kdamonds/nr_kdamonds
 	for ((i = 0; i < n; i++)); do
 		echo off > $ADMIN/kdamonds/$i/state 2>/dev/null
@@ -225,8 +227,7 @@ pull_push_scheme()
 # pull_push: P9, one kdamond over node0's and node2's memory
 pull_push()
 {
-	local ctx=$ADMIN/kdamonds/0/contexts/0 iv i=0 start end ranges
-	iv=$ctx/monitoring_attrs/intervals
+	local ctx=$ADMIN/kdamonds/0/contexts/0 iv=$ADMIN/kdamonds/0/contexts/0/monitoring_attrs/intervals
 
 	w 1 $ADMIN/kdamonds/nr_kdamonds
 	w 1 $ADMIN/kdamonds/0/contexts/nr_contexts
@@ -237,14 +238,7 @@ pull_push()
 	w 3 "$iv/intervals_goal/aggrs"
 	w 5000 "$iv/intervals_goal/min_sample_us"
 	w 10000000 "$iv/intervals_goal/max_sample_us"
-	ranges=$(node_ranges $FAST; node_ranges $SLOW)
-	w 1 "$ctx/targets/nr_targets"
-	w "$(echo "$ranges" | wc -l)" "$ctx/targets/0/regions/nr_regions"
-	while read -r start end; do
-		w "$start" "$ctx/targets/0/regions/$i/start"
-		w "$end" "$ctx/targets/0/regions/$i/end"
-		i=$((i + 1))
-	done <<< "$ranges"
+	node_target "$ctx" $FAST $SLOW
 	w 2 "$ctx/schemes/nr_schemes"
 	pull_push_scheme 0 $FAST $FAST 6000 $SLOW
 	pull_push_scheme 1 $SLOW $SLOW 4000 $FAST

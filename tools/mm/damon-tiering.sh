@@ -1,48 +1,104 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Self-tuned DAMON memory tiering between a fast node and a slow one.
+# Self-tuned DAMON memory tiering between fast nodes and slow ones.
 #
-#   damon-tiering.sh start FAST_NID SLOW_NID
+#   damon-tiering.sh start [FAST:SLOW...]     (or: start FAST SLOW)
+#   damon-tiering.sh update
 #   damon-tiering.sh stop
 #   damon-tiering.sh show
 #
-# start: two kdamonds through /sys/kernel/mm/damon/admin (there must be no
-# running kdamond; stopped ones are removed).  kdamond 0 monitors FAST_NID
-# and migrate_cold moves its regions, the least accessed first, pages not
-# young, to SLOW_NID; kdamond 1 monitors SLOW_NID and migrate_hot moves its
-# regions with accesses, the most accessed first, young pages only, to
-# FAST_NID.  Both schemes act within
-# 200 MiB per second and are tuned by the "temporal_capped" goal tuner
-# toward goals on FAST_NID's memory: migrate_hot while FAST_NID is used below
-# 99.7% less R, migrate_cold while less than 0.5% plus R of it is free.
-# R is the memory FAST_NID keeps free from migrations, which allocate
-# without reclaim: per zone its high watermark plus its largest lowmem
-# reserve, in basis points of its managed pages (/proc/zoneinfo).  Goals
-# that ignore R would sit inside it on a small node (0.5% free is below
-# the reserve of a 1 GiB node), and migrate_cold would never run.
-# The schemes' apply interval is the time 200 MiB/s takes to move the
-# 0.2% of the node between the two goals (at least 1 ms, at most 1 s), so
-# that an application moves about what is left to a goal.  DAMON applies a
-# scheme at most once per sampling interval: a kdamond whose sampling has
-# tuned itself longer applies at every sample, each time moving at most
-# what is left to its goal.
-# Monitoring intervals tune themselves toward 4% of the possible accesses
-# in 3 aggregations, sampling every 5 ms to 10 s.
+# Pairs: with no argument, start tiers every pair of the kernel's demotion
+# targets.  6.12 does not show those in sysfs, so the script derives them
+# as mm/memory-tiers.c establishes them: a node with memory in any memory
+# tier but the slowest (/sys/devices/virtual/memory_tiering/memory_tierN/
+# nodelist, a lower N a faster tier) demotes to the nodes with memory of
+# the next tier at the least distance from it (/sys/devices/system/node/
+# nodeN/distance).  A slow node that several nodes demote to is paired
+# with one of them: its best initiator (nodeS/access0/initiators/, from
+# the ACPI HMAT), else the nearest, else the lowest numbered; a fast node
+# is paired with its first slow node only.  FAST:SLOW arguments name the
+# pairs instead.  No node may be in two pairs.
 #
-# Needs mainline's DAMON sysfs files (the damon-autotune series on 6.12:
-# quotas/goals/N/nid, quotas/goal_tuner, intervals_goal, filters/N/allow)
+# start: per pair two kdamonds through /sys/kernel/mm/damon/admin.  One
+# monitors FAST and migrate_cold moves its regions, the least accessed
+# first, pages not young, to SLOW; the other monitors SLOW and migrate_hot
+# moves its regions with accesses, the most accessed first, young pages
+# only, to FAST.  Both schemes act within 200 MiB per second and are tuned
+# by the "temporal_capped" goal tuner toward goals on FAST's memory:
+# migrate_hot while FAST is used below 99.7% less R, migrate_cold while
+# less than 0.5% plus R of it is free.  R is the memory FAST keeps free
+# from migrations, which allocate without reclaim: per zone its high
+# watermark plus its largest lowmem reserve, in basis points of its
+# managed pages (/proc/zoneinfo).  Goals that ignore R would sit inside it
+# on a small node (0.5% free is below the reserve of a 1 GiB node), and
+# migrate_cold would never run.  The schemes' apply interval is the time
+# 200 MiB/s takes to move the 0.2% of FAST between the two goals (at least
+# 1 ms, at most 1 s), so that an application moves about what is left to
+# a goal.  DAMON applies a scheme at most once per sampling interval: a
+# kdamond whose sampling has tuned itself longer applies at every sample,
+# each time moving at most what is left to its goal.  Monitoring
+# intervals tune themselves toward 4% of the possible accesses in 3
+# aggregations, sampling every 5 ms to 1 s, an aggregation 20 samples.
+#
+# Other kdamonds: the script touches only the kdamonds it started, which
+# it lists with their pids in $STATE (default /run/damon-tiering).  DAMON
+# sysfs removes and re-creates every kdamond directory when nr_kdamonds
+# is written, and refuses that (EBUSY) while any kdamond runs.  So start
+# takes free kdamond directories (off, no context) where there are
+# enough, and otherwise grows nr_kdamonds, but only while no kdamond runs
+# and no other kdamond directory holds a context.  It refuses, naming the
+# kdamond in the way, when one is, and when a running kdamond has a
+# migrate_hot or migrate_cold scheme that moves to or monitors one of its
+# nodes, since the two would fight.  start either starts all of its
+# kdamonds or, on any failure, turns off and empties the ones it took and
+# shrinks nr_kdamonds back as stop does.  stop turns off and empties
+# (nr_contexts 0) the kdamonds $STATE names that run with the recorded pid
+# (or are off and still hold their schemes), and writes nr_kdamonds back
+# to what it was only if start grew it and no directory is in use.
+#
+# update: for the pairs started, take the nodes' memory blocks as they
+# are now (after onlining or offlining memory: dax/kmem, memory hotplug)
+# as the monitored ranges, read FAST's reserve again with the goals and
+# apply interval that follow from it, and commit each kdamond whose
+# values changed, without stopping it (after update_tuned_intervals, so
+# that its tuned intervals carry on).  show: per kdamond of the script
+# its node, goal, effective quota, tuned intervals and what it moved.
+#
+# Waits: a command written to a kdamond's state file, other than on and
+# off, returns once the kdamond has served it: update_schemes_stats,
+# update_schemes_effective_quotas and update_tuned_intervals at its next
+# sample, commit at its next aggregation: each waits up to a sampling
+# interval, or an aggregation of 20, plus the kdamond's work in it.  The
+# samples are bounded to 1 s for that: show, three commands a kdamond,
+# took 26 s for four kdamonds sampling every 0.6-1 s in the lab (QEMU
+# TCG); update waits about 20 s more per kdamond it commits.
+#
+# Needs: bash, awk, flock; DAMON sysfs with paddr (CONFIG_DAMON_SYSFS,
+# CONFIG_DAMON_PADDR), its migrate_hot and migrate_cold actions and young
+# filter; from mainline, which 6.12 lacks (the damon-autotune series on
+# 6.12): monitoring_attrs/intervals/intervals_goal/, the
+# update_tuned_intervals command, filters/N/allow, quotas/goals/N/nid with
+# the node_mem_used_bp and node_mem_free_bp metrics, and quotas/goal_tuner;
 # and the goal tuner "temporal_capped", which mainline lacks
 # (CONFIG_DAMOS_TUNER_TEMPORAL_CAPPED): under mainline's "temporal" each
 # charge window would carry the node past its goals by up to 200 MiB.
-# Reclaim demotion (/sys/kernel/mm/numa/demotion_enabled) may stay on.
+# Also /proc/zoneinfo, the nodes' memory blocks in sysfs, and for the
+# default pairs the memory tiers and node distances in sysfs.  The script
+# checks each of these and names what is missing.  Reclaim demotion
+# (/sys/kernel/mm/numa/demotion_enabled) may stay on.
 #
-# stop: turn every kdamond off and remove them.  show: per kdamond its
-# node, goal, effective quota, tuned intervals and what it moved.
+# For tests only: DAMON_TIERING_FAIL_ON=K gives start's K-th kdamond
+# (from 1) a region that ends before it starts, so that the kernel
+# refuses to turn it on.
+#
 # Sourced rather than run, it only defines its functions.
 KDS=/sys/kernel/mm/damon/admin/kdamonds
 QUOTA_B=$((200 << 20))
 USED_BP=9970 FREE_BP=50
+MIN_SAMPLE_US=5000 MAX_SAMPLE_US=1000000
+STATE=${DAMON_TIERING_STATE:-/run/damon-tiering}
+NODES=/sys/devices/system/node
 
 # die and w: the sourcing script's own, if it has them
 declare -F die > /dev/null || die()
@@ -56,14 +112,20 @@ declare -F w > /dev/null || w()
 	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
 }
 
-# node_ranges NID: "start end" per run of contiguous memory blocks of NID
+# node_ranges NID: "start end" per run of contiguous online memory blocks
+# of NID
 node_ranges()
 {
-	local bs b start=-1 prev=-2
+	local bs b start=-1 prev=-2 online
 
 	bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
-	for b in $(find /sys/devices/system/node/node"$1"/ -maxdepth 1 -name 'memory[0-9]*' |
+	for b in $(find $NODES/node"$1"/ -maxdepth 1 -name 'memory[0-9]*' |
 		   sed 's/.*memory//' | sort -n) END; do
+		if [ "$b" != END ]; then
+			read -r online < /sys/devices/system/memory/memory"$b"/online ||
+				online=0
+			[ "$online" = 1 ] || continue
+		fi
 		if [ "$b" = END ] || [ "$b" -ne $((prev + 1)) ]; then
 			[ $start -ge 0 ] && echo $((start * bs)) $(((prev + 1) * bs))
 			start=$b
@@ -72,14 +134,16 @@ node_ranges()
 	done
 }
 
-# node_target CTX NID: the one target of context directory CTX covers node
-# NID's memory
+# node_target CTX NID...: the one target of context directory CTX covers the
+# memory of the nodes NID..., given in the order of their addresses
 node_target()
 {
-	local i=0 start end ranges
+	local i=0 start end ranges n
 
-	ranges=$(node_ranges "$2")
-	[ -n "$ranges" ] || die "node$2 has no memory blocks"
+	for n in "${@:2}"; do
+		[ -n "$(node_ranges "$n")" ] || die "node$n has no memory blocks online"
+	done
+	ranges=$(for n in "${@:2}"; do node_ranges "$n"; done)
 	w 1 "$1/targets/nr_targets"
 	w "$(echo "$ranges" | wc -l)" "$1/targets/0/regions/nr_regions"
 	while read -r start end; do
@@ -111,8 +175,189 @@ node_managed_pages()
 		on && $1 == "managed" { m += $2 } END { print m + 0 }' /proc/zoneinfo
 }
 
-# kdamond IDX NID ACTION TARGET NR_MIN METRIC VALUE ALLOW APPLY_US GOAL_NID
-kdamond()
+# nodes_of LIST: the nids of a node list such as "0-1,3"
+nodes_of()
+{
+	local r
+
+	for r in ${1//,/ }; do
+		case $r in
+		*-*) seq "${r%-*}" "${r#*-}" ;;
+		*) echo "$r" ;;
+		esac
+	done
+}
+
+has_memory()
+{
+	[[ " $(echo $(nodes_of "$(cat $NODES/has_memory)")) " = *" $1 "* ]]
+}
+
+# distance A B: node distance from A to B
+distance()
+{
+	local d
+
+	read -r -a d < $NODES/node"$1"/distance
+	echo "${d[$2]}"
+}
+
+# default_pairs: "FAST SLOW" per pair of the kernel's demotion targets
+default_pairs()
+{
+	local tiers=() t i f s nodes best d cand=() pairs=() used=" " init
+
+	[ -d /sys/devices/virtual/memory_tiering ] ||
+		die "no /sys/devices/virtual/memory_tiering: name the pairs FAST:SLOW"
+	# memory tiers with memory, fastest first
+	for t in $(find /sys/devices/virtual/memory_tiering/ -maxdepth 1 -name 'memory_tier[0-9]*' |
+		   sed 's/.*memory_tier//' | sort -n); do
+		nodes=$(for i in $(nodes_of \
+			"$(cat /sys/devices/virtual/memory_tiering/memory_tier"$t"/nodelist)"); do
+			has_memory "$i" && echo "$i"; done)
+		[ -n "$nodes" ] && tiers+=("$(echo $nodes)")
+	done
+	# every demotion: FAST to the nodes of the next tier at the least distance
+	for ((t = 0; t + 1 < ${#tiers[@]}; t++)); do
+		for f in ${tiers[t]}; do
+			best=
+			for s in ${tiers[t + 1]}; do
+				d=$(distance "$f" "$s")
+				[ -z "$best" ] || [ "$d" -lt "$best" ] && best=$d
+			done
+			for s in ${tiers[t + 1]}; do
+				[ "$(distance "$f" "$s")" = "$best" ] && cand+=("$f $s")
+			done
+		done
+	done
+	# one fast node per slow node: its initiator, else the nearest
+	for s in $(printf '%s\n' "${cand[@]}" | awk '{ print $2 }' | sort -nu); do
+		best= init=
+		for f in $(printf '%s\n' "${cand[@]}" | awk -v s="$s" '$2 == s { print $1 }' | \
+			sort -n); do
+			if [ -e $NODES/node"$s"/access0/initiators/node"$f" ]; then
+				[ -n "$init" ] || { init=$f; best=$f; }
+			elif [ -z "$init" ]; then
+				{ [ -z "$best" ] || [ "$(distance "$f" "$s")" -lt \
+					"$(distance "$best" "$s")" ]; } &&
+					best=$f
+			fi
+		done
+		pairs+=("$best $s")
+	done
+	# a fast node paired with its first slow node only
+	for i in "${pairs[@]}"; do
+		f=${i% *}
+		case $used in *" $f "*) continue ;; esac
+		used="$used$f "
+		echo "$i"
+	done
+}
+
+# kd_state IDX, kd_pid IDX, kd_nr_contexts IDX
+kd_state() { cat $KDS/"$1"/state 2>/dev/null || echo none; }
+kd_pid() { cat $KDS/"$1"/pid 2>/dev/null || echo -1; }
+kd_nr_contexts() { cat $KDS/"$1"/contexts/nr_contexts 2>/dev/null || echo 0; }
+
+# kd_schemes IDX: "ACTION TARGET_NID" per scheme of kdamond IDX
+kd_schemes()
+{
+	local s
+
+	[ "$(kd_nr_contexts "$1")" -gt 0 ] || return 0
+	for s in $KDS/"$1"/contexts/0/schemes/[0-9]*; do
+		[ -d "$s" ] || continue
+		echo "$(cat "$s"/action) $(cat "$s"/target_nid 2>/dev/null)"
+	done
+}
+
+# kd_ranges IDX: "start end" per region of the first target of kdamond IDX
+kd_ranges()
+{
+	local r
+
+	[ "$(kd_nr_contexts "$1")" -gt 0 ] || return 0
+	for r in $KDS/"$1"/contexts/0/targets/0/regions/[0-9]*; do
+		[ -d "$r" ] || continue
+		echo "$(cat "$r"/start) $(cat "$r"/end)"
+	done | sort -n
+}
+
+# fights IDX NODE...: why running kdamond IDX would fight tiering of
+# NODEs, if it would
+fights()
+{
+	local i=$1 n action nid start end s e ops
+
+	shift
+	ops=$(cat $KDS/"$i"/contexts/0/operations 2>/dev/null || true)
+	while read -r action nid; do
+		case $action in migrate_hot | migrate_cold) ;; *) continue ;; esac
+		for n in "$@"; do
+			if [ "$nid" = "$n" ]; then
+				echo "its $action scheme moves to node$n"
+				return 0
+			fi
+			[ "$ops" = paddr ] || continue
+			while read -r start end; do
+				[ -n "$start" ] || continue
+				while read -r s e; do
+					[ -n "$s" ] || continue
+					if [ "$s" -lt "$end" ] && [ "$start" -lt "$e" ]; then
+						echo "its $action scheme acts on node$n's memory"
+						return 0
+					fi
+				done <<< "$(node_ranges "$n")"
+			done <<< "$(kd_ranges "$i")"
+		done
+	done <<< "$(kd_schemes "$i")"
+	return 0
+}
+
+# state file: "grew N0 N1" if start grew nr_kdamonds from N0 to N1, then
+# "kdamond IDX PID ACTION NID TARGET_NID" per kdamond, then "pair FAST SLOW"
+own_kdamonds() { [ -f "$STATE" ] && awk '$1 == "kdamond" { print $2, $3, $4, $5, $6 }' "$STATE"; }
+own_pairs() { [ -f "$STATE" ] && awk '$1 == "pair" { print $2, $3 }' "$STATE"; }
+
+# own_running IDX PID: kdamond IDX still runs as the script's, pid PID
+own_running() { [ "$(kd_state "$1")" = on ] && [ "$(kd_pid "$1")" = "$2" ]; }
+
+# release IDX PID ACTION TARGET_NID [taken]: turn kdamond IDX off if it
+# runs as PID, then empty it if it holds the script's scheme (ACTION to
+# TARGET_NID) or, with "taken", if start took it in this run
+release()
+{
+	if [ "$(kd_state "$1")" = on ]; then
+		if [ "$(kd_pid "$1")" != "$2" ]; then
+			echo "damon-tiering: kdamond $1 runs as pid $(kd_pid "$1")," \
+				"not as $2: left alone" >&2
+			return 0
+		fi
+		echo off > $KDS/"$1"/state 2>/dev/null ||
+			echo "damon-tiering: could not turn kdamond $1 off" >&2
+	fi
+	[ "$(kd_state "$1")" = off ] || return 0
+	if [ "${5:-}" = taken ] || [ "$(kd_schemes "$1")" = "$3 $4" ]; then
+		echo 0 > $KDS/"$1"/contexts/nr_contexts 2>/dev/null || true
+	fi
+	return 0
+}
+
+# shrink N0 N1: nr_kdamonds back from N1 to N0 if no directory is in use
+shrink()
+{
+	local i n
+
+	read -r n < $KDS/nr_kdamonds
+	[ "$n" = "$2" ] || return 0
+	for ((i = 0; i < n; i++)); do
+		[ "$(kd_state "$i")" = off ] && [ "$(kd_nr_contexts "$i")" = 0 ] || return 0
+	done
+	echo "$1" > $KDS/nr_kdamonds 2>/dev/null || true
+}
+
+# setup IDX NID ACTION TARGET NR_MIN METRIC VALUE ALLOW APPLY_US GOAL_NID
+setup()
 {
 	local ctx=$KDS/$1/contexts/0 nr_max=4294967295
 	local s=$KDS/$1/contexts/0/schemes/0 iv=$KDS/$1/contexts/0/monitoring_attrs/intervals
@@ -121,16 +366,18 @@ kdamond()
 	w paddr "$ctx/operations"
 	[ -e "$iv/intervals_goal" ] ||
 		die "no intervals_goal: this kernel lacks intervals auto-tuning"
-	w 5000 "$iv/sample_us"
-	w 100000 "$iv/aggr_us"
+	w $MIN_SAMPLE_US "$iv/sample_us"
+	w $((MIN_SAMPLE_US * 20)) "$iv/aggr_us"
 	w 400 "$iv/intervals_goal/access_bp"
 	w 3 "$iv/intervals_goal/aggrs"
-	w 5000 "$iv/intervals_goal/min_sample_us"
-	w 10000000 "$iv/intervals_goal/max_sample_us"
+	w $MIN_SAMPLE_US "$iv/intervals_goal/min_sample_us"
+	w $MAX_SAMPLE_US "$iv/intervals_goal/max_sample_us"
 	node_target "$ctx" "$2"
 	w 1 "$ctx/schemes/nr_schemes"
 	[ -e "$s/quotas/goal_tuner" ] ||
 		die "no quotas/goal_tuner: this kernel lacks DAMON's goal tuners"
+	[ -e "$s/filters/0" ] || [ -e "$s/filters/nr_filters" ] ||
+		die "no schemes filters: this kernel lacks DAMOS filters"
 	w "$3" "$s/action"
 	w "$4" "$s/target_nid"
 	w "$9" "$s/apply_interval_us"
@@ -155,70 +402,240 @@ kdamond()
 	w 1 "$s/filters/nr_filters"
 	w young "$s/filters/0/type"
 	w Y "$s/filters/0/matching"
+	[ -e "$s/filters/0/allow" ] ||
+		die "no filters/0/allow: this kernel lacks DAMOS allow filters"
 	w "$8" "$s/filters/0/allow"
 }
 
-start()
+# goals FAST: "RESERVE_BP USED_GOAL FREE_GOAL APPLY_US" for fast node FAST
+goals()
 {
-	local fast=$1 slow=$2 n i state reserve managed gap_ms
+	local reserve managed gap_ms
 
-	[ -d $KDS ] || die "no $KDS: DAMON sysfs (CONFIG_DAMON_SYSFS) is off"
-	for nid in "$fast" "$slow"; do
-		[[ "$nid" =~ ^[0-9]+$ ]] && [ -d /sys/devices/system/node/node"$nid" ] ||
-			die "no node $nid"
-	done
-	[ "$fast" != "$slow" ] || die "the fast and the slow node are the same"
-	read -r n < $KDS/nr_kdamonds
-	for ((i = 0; i < n; i++)); do
-		read -r state < $KDS/$i/state
-		[ "$state" = off ] || die "kdamond $i is running (stop it first)"
-	done
-	w 0 $KDS/nr_kdamonds
-	w 2 $KDS/nr_kdamonds
-	reserve=$(node_reserve_bp "$fast")
+	reserve=$(node_reserve_bp "$1")
 	[ "$reserve" -ge 0 ] && [ "$reserve" -lt $((USED_BP - FREE_BP - 100)) ] ||
-		die "node$fast keeps $reserve bp of itself free: no room for the goals"
-	managed=$(node_managed_pages "$fast")
+		die "node$1 keeps $reserve bp of itself free: no room for the goals"
+	managed=$(node_managed_pages "$1")
 	# ms for QUOTA_B per second to move the node's memory between the goals
 	gap_ms=$(((FREE_BP + USED_BP - 10000) * managed / 10000))
 	gap_ms=$((gap_ms * $(getconf PAGESIZE) * 1000 / QUOTA_B))
 	[ $gap_ms -ge 1 ] || gap_ms=1
 	[ $gap_ms -le 1000 ] || gap_ms=1000
-	kdamond 0 "$fast" migrate_cold "$slow" 0 node_mem_free_bp $((FREE_BP + reserve)) N \
-		$((gap_ms * 1000)) "$fast"
-	kdamond 1 "$slow" migrate_hot "$fast" 1 node_mem_used_bp $((USED_BP - reserve)) Y \
-		$((gap_ms * 1000)) "$fast"
-	w on $KDS/0/state
-	w on $KDS/1/state || { echo off > $KDS/0/state; exit 1; }
-	echo "damon-tiering: node$fast reserve $reserve bp: goals $((USED_BP - reserve)) bp used," \
-		"$((FREE_BP + reserve)) bp free; apply interval $gap_ms ms;" \
-		"kdamonds $(cat $KDS/0/pid) (node$fast) $(cat $KDS/1/pid) (node$slow)"
+	echo "$reserve" $((USED_BP - reserve)) $((FREE_BP + reserve)) $((gap_ms * 1000))
+}
+
+# parse_pairs ARG...: "FAST SLOW" per pair, checked
+parse_pairs()
+{
+	local p f s seen=" " out
+
+	if [ $# = 0 ]; then
+		out=$(default_pairs)
+		[ -n "$out" ] || die "the kernel names no demotion target: name the pairs FAST:SLOW"
+	elif [ $# = 2 ] && [[ "$1$2" =~ ^[0-9]+$ ]]; then
+		out="$1 $2"
+	else
+		out=$(for p in "$@"; do
+			[[ "$p" =~ ^[0-9]+:[0-9]+$ ]] || die "'$p' is not FAST:SLOW"
+			echo "${p%:*} ${p#*:}"
+		done) || exit 1
+	fi
+	while read -r f s; do
+		for p in "$f" "$s"; do
+			[ -d $NODES/node"$p" ] || die "no node $p"
+			has_memory "$p" || die "node$p has no memory"
+			case $seen in *" $p "*) die "node$p is in two pairs" ;; esac
+			seen="$seen$p "
+		done
+	done <<< "$out"
+	echo "$out"
+}
+
+START_TAKEN=() START_GREW=
+# start_cleanup: undo a start that did not finish (START_TAKEN: "IDX PID
+# ACTION TARGET_NID" per kdamond directory it took, PID -1 until it runs)
+start_cleanup()
+{
+	local e
+
+	for e in "${START_TAKEN[@]}"; do
+		# shellcheck disable=SC2086
+		release $e taken
+	done
+	# shellcheck disable=SC2086
+	[ -z "$START_GREW" ] || shrink $START_GREW
+	START_TAKEN=()
+}
+
+start()
+{
+	local pairs n i free=() busy=() need nid why f s k=0 idx g out=() action
+
+	[ -d $KDS ] || die "no $KDS: DAMON sysfs (CONFIG_DAMON_SYSFS) is off"
+	pairs=$(parse_pairs "$@") || exit 1
+	if [ -f "$STATE" ]; then
+		while read -r idx n _; do
+			own_running "$idx" "$n" &&
+				die "already started (kdamond $idx, pid $n):" \
+					"stop it first, or update"
+		done <<< "$(own_kdamonds)"
+		die "$STATE is left from a start whose kdamonds no longer run:" \
+			"run damon-tiering.sh stop"
+	fi
+	read -r n < $KDS/nr_kdamonds
+	need=$((2 * $(echo "$pairs" | wc -l)))
+	for ((i = 0; i < n; i++)); do
+		if [ "$(kd_state "$i")" = on ]; then
+			why=$(fights "$i" $(echo $pairs))
+			[ -z "$why" ] ||
+				die "kdamond $i (pid $(kd_pid "$i")) is running and" \
+					"$why: stop it first"
+			busy+=("$i")
+		elif [ "$(kd_nr_contexts "$i")" = 0 ]; then
+			free+=("$i")
+		else
+			busy+=("$i")
+		fi
+	done
+	if [ ${#free[@]} -lt "$need" ]; then
+		for i in "${busy[@]}"; do
+			if [ "$(kd_state "$i")" = on ]; then
+				die "kdamond $i (pid $(kd_pid "$i")) is running, and DAMON adds" \
+					"kdamonds only while none runs: $need free kdamonds" \
+					"(off, nr_contexts 0) needed, ${#free[@]} found"
+			fi
+			die "kdamond $i is off but holds a context, which adding kdamonds" \
+				"would delete: $need free kdamonds (off, nr_contexts 0) needed," \
+				"${#free[@]} found"
+		done
+		k=$((n + need - ${#free[@]}))
+		START_GREW="$n $k"
+		w $k $KDS/nr_kdamonds
+		for ((i = n; i < k; i++)); do
+			free+=("$i")
+		done
+		k=0
+	fi
+	while read -r f s; do
+		g=$(goals "$f") || exit 1
+		read -r -a g <<< "$g"
+		# g: reserve, used goal, free goal, apply interval
+		START_TAKEN+=("${free[k]} -1 migrate_cold $s")
+		setup "${free[k]}" "$f" migrate_cold "$s" 0 node_mem_free_bp "${g[2]}" N \
+			"${g[3]}" "$f"
+		START_TAKEN+=("${free[k + 1]} -1 migrate_hot $f")
+		setup "${free[k + 1]}" "$s" migrate_hot "$f" 1 node_mem_used_bp "${g[1]}" Y \
+			"${g[3]}" "$f"
+		out+=("node$f reserve ${g[0]} bp: goals ${g[1]} bp used, ${g[2]} bp free;\
+ apply interval $((g[3] / 1000)) ms; kdamonds ${free[k]} (node$f) ${free[k + 1]} (node$s)")
+		k=$((k + 2))
+	done <<< "$pairs"
+	for ((i = 0; i < need; i++)); do
+		read -r idx _ action nid <<< "${START_TAKEN[i]}"
+		if [ "${DAMON_TIERING_FAIL_ON:-0}" = $((i + 1)) ]; then
+			w 4096 $KDS/"$idx"/contexts/0/targets/0/regions/0/start
+			w 0 $KDS/"$idx"/contexts/0/targets/0/regions/0/end
+		fi
+		w on $KDS/"$idx"/state
+		START_TAKEN[i]="$idx $(kd_pid "$idx") $action $nid"
+	done
+	{
+		[ -z "$START_GREW" ] || echo "grew $START_GREW"
+		printf 'kdamond %s\n' "${START_TAKEN[@]}"
+		echo "$pairs" | sed 's/^/pair /'
+	} > "$STATE.tmp" && mv "$STATE.tmp" "$STATE" || die "cannot write $STATE"
+	START_TAKEN=()
+	printf 'damon-tiering: %s\n' "${out[@]}"
 }
 
 stop()
 {
-	local n i
+	local idx pid action nid grew
 
-	[ -d $KDS ] || exit 0
-	read -r n < $KDS/nr_kdamonds
-	for ((i = 0; i < n; i++)); do
-		echo off > $KDS/$i/state 2>/dev/null || true
-	done
-	w 0 $KDS/nr_kdamonds
+	[ -f "$STATE" ] || { echo "damon-tiering: not started"; return 0; }
+	[ -d $KDS ] || { rm -f "$STATE"; return 0; }
+	while read -r idx pid action nid; do
+		[ -z "$idx" ] || release "$idx" "$pid" "$action" "$nid"
+	done <<< "$(own_kdamonds)"
+	grew=$(awk '$1 == "grew" { print $2, $3 }' "$STATE")
+	# shellcheck disable=SC2086
+	[ -z "$grew" ] || shrink $grew
+	rm -f "$STATE"
+}
+
+# own_check: every kdamond of the state file runs with its pid
+own_check()
+{
+	local idx pid
+
+	[ -f "$STATE" ] || die "not started"
+	while read -r idx pid _; do
+		own_running "$idx" "$pid" ||
+			die "kdamond $idx no longer runs as pid $pid: stop, then start again"
+	done <<< "$(own_kdamonds)"
+}
+
+# set_value FILE VALUE: write VALUE if FILE holds another; 1 if it did
+set_value()
+{
+	[ "$(cat "$1")" = "$2" ] && return 0
+	w "$2" "$1"
+	return 1
+}
+
+update()
+{
+	local idx pid action nid f s g node metric value ranges ctx sc changed
+
+	own_check
+	while read -r f s; do
+		read -r -a g <<< "$(goals "$f")"
+		while read -r idx pid action nid; do
+			case "$action $nid" in
+			"migrate_cold $s") node=$f metric=${g[2]} ;;
+			"migrate_hot $f") node=$s metric=${g[1]} ;;
+			*) continue ;;
+			esac
+			ctx=$KDS/$idx/contexts/0 sc=$KDS/$idx/contexts/0/schemes/0
+			ranges=$(node_ranges "$node")
+			[ -n "$ranges" ] || die \
+				"node$node has no memory online: kdamond $idx left as it is"
+			changed=0
+			[ "$(kd_ranges "$idx")" = "$ranges" ] || { node_target "$ctx" "$node"; \
+				changed=1; }
+			set_value "$sc/quotas/goals/0/target_value" "$metric" || changed=1
+			set_value "$sc/apply_interval_us" "${g[3]}" || changed=1
+			if [ $changed = 1 ]; then
+				w update_tuned_intervals $KDS/"$idx"/state
+				w commit $KDS/"$idx"/state
+				echo "damon-tiering: kdamond $idx (node$node): committed" \
+					"$(echo $ranges | wc -w | awk '{ print $1 / 2 }') ranges," \
+					"goal $metric bp, apply interval $((g[3] / 1000)) ms"
+			else
+				echo "damon-tiering: kdamond $idx (node$node): unchanged"
+			fi
+		done <<< "$(own_kdamonds)"
+	done <<< "$(own_pairs)"
 }
 
 show()
 {
-	local n i d iv
+	local idx pid d iv r
 
-	read -r n < $KDS/nr_kdamonds
-	for ((i = 0; i < n; i++)); do
-		d=$KDS/$i/contexts/0/schemes/0
-		iv=$KDS/$i/contexts/0/monitoring_attrs/intervals
-		echo update_schemes_stats > $KDS/$i/state 2>/dev/null || continue
-		echo update_schemes_effective_quotas > $KDS/$i/state
-		echo update_tuned_intervals > $KDS/$i/state
-		printf 'kdamond %d: %s to node%s, goal %s %s on node%s\n' "$i" \
+	[ -f "$STATE" ] || { echo "damon-tiering: not started"; return 0; }
+	while read -r idx pid _; do
+		d=$KDS/$idx/contexts/0/schemes/0
+		iv=$KDS/$idx/contexts/0/monitoring_attrs/intervals
+		if ! own_running "$idx" "$pid"; then
+			echo "kdamond $idx: no longer runs as pid $pid"
+			continue
+		fi
+		for r in update_schemes_stats update_schemes_effective_quotas \
+			update_tuned_intervals; do
+			echo $r > $KDS/"$idx"/state 2>/dev/null ||
+				echo "kdamond $idx: $r failed (another writer's command pending?)"
+		done
+		printf 'kdamond %d (pid %d): %s to node%s, goal %s %s on node%s\n' "$idx" "$pid" \
 			"$(cat $d/action)" "$(cat $d/target_nid)" \
 			"$(cat $d/quotas/goals/0/target_metric)" \
 			"$(cat $d/quotas/goals/0/target_value)" "$(cat $d/quotas/goals/0/nid)"
@@ -226,14 +643,23 @@ show()
 			$(($(cat $d/quotas/effective_bytes) >> 10)) \
 			"$(cat $d/quotas/reset_interval_ms)" "$(cat $iv/sample_us)" \
 			"$(cat $iv/aggr_us)" $(($(cat $d/stats/sz_applied) >> 20))
-	done
+		printf '  ranges %s\n' \
+			"$(kd_ranges "$idx" |
+			   awk '{ printf "%s0x%x-0x%x", (NR > 1 ? " " : ""), $1, $2 }')"
+	done <<< "$(own_kdamonds)"
 }
 
 [ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 set -euo pipefail
+USAGE="usage: damon-tiering.sh start [FAST:SLOW...] | start FAST SLOW | update | stop | show"
+exec 8> "$STATE.lock" || die "cannot open $STATE.lock"
+flock 8
+trap start_cleanup EXIT
+trap 'exit 1' INT TERM HUP
 case "${1:-}" in
-start) [ $# = 3 ] || die "usage: damon-tiering.sh start FAST_NID SLOW_NID"; start "$2" "$3" ;;
-stop) stop ;;
-show) show ;;
-*) die "usage: damon-tiering.sh start FAST_NID SLOW_NID | stop | show" ;;
+start) shift; start "$@" ;;
+update) [ $# = 1 ] || die "$USAGE"; update ;;
+stop) [ $# = 1 ] || die "$USAGE"; stop ;;
+show) [ $# = 1 ] || die "$USAGE"; show ;;
+*) die "$USAGE" ;;
 esac

@@ -1,0 +1,363 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/mm/damon-tiering.sh: a failed start leaves nothing of its own
+# running; start, update and stop leave another user's kdamond running
+# with its configuration (one set up through sysfs, and one of damo's if
+# $DAMO names damo); every demotion pair of the machine gets its two
+# kdamonds; update follows memory that goes offline and comes back.
+# Needs root, DAMON sysfs with temporal_capped and a CPU-less node in a
+# lower memory tier (scripts/lab.sh); skips elsewhere.
+ADMIN=/sys/kernel/mm/damon/admin
+KDS=$ADMIN/kdamonds
+NODES=/sys/devices/system/node
+MEM=/sys/devices/system/memory
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOOL=${DAMON_TIERING_SH:-}
+for t in "$HERE/damon-tiering.sh" "$HERE/../../../../mm/damon-tiering.sh"; do
+	[ -n "$TOOL" ] || { [ -x "$t" ] && TOOL=$t; }
+done
+export DAMON_TIERING_STATE=/run/damon-tiering-test
+PASS=0 FAIL=0 SKIP=0 N=0
+
+ok() { N=$((N + 1)); PASS=$((PASS + 1)); echo "ok $N $1"; }
+fail() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N $1"; }
+skip() { N=$((N + 1)); SKIP=$((SKIP + 1)); echo "ok $N $1 # SKIP $2"; }
+log() { echo "# $*"; }
+# check NAME CONDITION...: a test's verdict, saying what failed
+check() {
+	local name=$1
+
+	shift
+	if "$@"; then
+		return 0
+	fi
+	log "$name: expected: $*"
+	return 1
+}
+
+skip_all() { echo "1..0 # SKIP $1"; exit 4; }
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+[ -n "$TOOL" ] || skip_all "no damon-tiering.sh (set DAMON_TIERING_SH)"
+[ -d $KDS ] || skip_all "no DAMON sysfs"
+[ -d /sys/devices/virtual/memory_tiering ] || skip_all "no memory tiers"
+
+nr_kd() { cat $KDS/nr_kdamonds; }
+running() {	# the indexes of the running kdamonds
+	local i
+
+	for ((i = 0; i < $(nr_kd); i++)); do
+		[ "$(cat $KDS/$i/state)" = on ] && echo "$i"
+	done
+	return 0
+}
+[ -z "$(running)" ] || skip_all \
+	"kdamond $(running | head -1) is running: the tests need DAMON to themselves"
+
+# dump IDX: the configuration of kdamond IDX, file=value, without what the
+# kdamond writes
+dump() {
+	(cd $KDS/"$1" && find . -type f ! -path '*/stats/*' ! -path '*/tried_regions/*' \
+		! -name effective_bytes ! -name state ! -name pid ! -name sample_us \
+		! -name aggr_us -perm -u=r -print0 | sort -z |
+		xargs -0 grep -H . 2>/dev/null)
+}
+# in_use: kdamond directories that are on or hold a context
+in_use() {
+	local i
+
+	for ((i = 0; i < $(nr_kd); i++)); do
+		[ "$(cat $KDS/$i/state)" = off ] && [ "$(cat $KDS/$i/contexts/nr_contexts)" = 0 ] ||
+			echo "$i"
+	done
+	return 0
+}
+# own FIELD: a field of the kdamond lines of the script's state file
+own() { awk -v f="$1" '$1 == "kdamond" { print $f }' "$DAMON_TIERING_STATE" 2>/dev/null; }
+# ranges IDX: the monitored ranges of kdamond IDX, "start end" a line
+ranges() {
+	local r
+
+	for r in $KDS/"$1"/contexts/0/targets/0/regions/[0-9]*; do
+		echo "$(cat "$r"/start) $(cat "$r"/end)"
+	done | sort -n
+}
+# node_ranges NID: the online memory of node NID, "start end" a line
+node_ranges() {
+	(. "$TOOL"; node_ranges "$1")
+}
+has_memory() {
+	(. "$TOOL"; has_memory "$1")
+}
+cleanup_all() {	# the test's own kdamonds: off, and none left
+	local i
+
+	"$TOOL" stop > /dev/null 2>&1
+	for i in $(running); do echo off > $KDS/"$i"/state; done
+	echo 0 > $KDS/nr_kdamonds
+}
+trap cleanup_all EXIT
+
+# the pairs the script would tier by default: "FAST SLOW" a line
+PAIRS=$(. "$TOOL"; default_pairs 2> /dev/null)
+[ -n "$PAIRS" ] || skip_all "no demotion pair: the machine has no lower memory tier"
+FAST=$(echo "$PAIRS" | head -1 | cut -d' ' -f1)
+SLOW=$(echo "$PAIRS" | head -1 | cut -d' ' -f2)
+log "tiers: $(for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+	printf '%s=%s ' "${t##*/}" "$(cat "$t"/nodelist)"; done)"
+log "pairs: $(echo "$PAIRS" | tr ' ' : | tr '\n' ' ')"
+echo "TAP version 13"
+echo "1..7"
+
+# 1. an injected failure at each kdamond's start leaves nothing running
+# and DAMON's directories as they were
+name=start_failure_leaves_nothing
+res=0
+nk=$((2 * $(echo "$PAIRS" | wc -l)))
+for k in $(seq 1 $nk); do
+	out=$(DAMON_TIERING_FAIL_ON=$k "$TOOL" start 2>&1)
+	rc=$?
+	log "FAIL_ON=$k: rc $rc: $out"
+	check $name [ $rc != 0 ] || res=1
+	check $name [ -z "$(running)" ] || res=1
+	check $name [ "$(nr_kd)" = 0 ] || res=1
+	check $name [ ! -e "$DAMON_TIERING_STATE" ] || res=1
+done
+[ $res = 0 ] && ok $name || fail $name
+cleanup_all
+
+# 2. every pair gets its kdamonds: migrate_cold on FAST to SLOW, migrate_hot
+# on SLOW to FAST, both with a goal on FAST
+name=start_tiers_every_pair
+res=0
+if ! out=$("$TOOL" start 2>&1); then
+	log "start failed: $out"
+	res=1
+else
+	log "$out"
+	check $name [ "$(own 2 | wc -l)" = "$nk" ] || res=1
+	while read -r f s; do
+		for a in "migrate_cold $s $f" "migrate_hot $f $s"; do
+			read -r action nid node <<< "$a"
+			idx=$(awk -v a="$action" -v n="$nid" \
+				'$1 == "kdamond" && $4 == a && $5 == n { print $2 }' \
+				"$DAMON_TIERING_STATE")
+			d=$KDS/$idx/contexts/0/schemes/0
+			log "pair $f:$s: kdamond $idx: $(cat $d/action) to $(cat $d/target_nid)," \
+				"goal $(cat $d/quotas/goals/0/target_metric)" \
+				"on node$(cat $d/quotas/goals/0/nid)," \
+				"tuner $(cat $d/quotas/goal_tuner), $(cat $KDS/$idx/state)"
+			check $name [ -n "$idx" ] || { res=1; continue; }
+			check $name [ "$(cat $KDS/$idx/state)" = on ] || res=1
+			check $name [ "$(cat $d/action)" = "$action" ] || res=1
+			check $name [ "$(cat $d/target_nid)" = "$nid" ] || res=1
+			check $name [ "$(cat $d/quotas/goals/0/nid)" = "$f" ] || res=1
+			check $name [ "$(cat $d/quotas/goal_tuner)" = temporal_capped ] || res=1
+			check $name [ "$(ranges "$idx")" = "$(node_ranges "$node")" ] || res=1
+		done
+	done <<< "$PAIRS"
+	# a second start refuses and changes nothing
+	pids=$(own 3)
+	check $name eval '! "$TOOL" start > /dev/null 2>&1' || res=1
+	check $name [ "$(own 3)" = "$pids" ] || res=1
+fi
+[ $res = 0 ] && ok $name || fail $name
+
+# 3. with two CXL nodes (lab.sh -C), node0 demotes to node2 and node1 to
+# node3, and the script tiers both pairs
+name=two_cxl_pairs
+if [ -d $NODES/node3 ] && has_memory 3 && [ -z "$(cat $NODES/node3/cpulist)" ] &&
+	[ -e $NODES/node3/access0/initiators/node1 ]; then
+	res=0
+	check $name [ "$PAIRS" = "$(printf '0 2\n1 3')" ] || res=1
+	# node3 is in node2's tier, below node0's and node1's
+	t2=$(grep -l '' /sys/devices/virtual/memory_tiering/memory_tier*/nodelist |
+		while read -r f; do (. "$TOOL"; nodes_of "$(cat "$f")") | grep -qx 2 && echo \
+			"$f"; done)
+	t0=$(grep -l '' /sys/devices/virtual/memory_tiering/memory_tier*/nodelist |
+		while read -r f; do (. "$TOOL"; nodes_of "$(cat "$f")") | grep -qx 0 && echo \
+			"$f"; done)
+	check $name [ -n "$t2" ] || res=1
+	check $name [ "$t2" != "$t0" ] || res=1
+	check $name eval '(. "$TOOL"; nodes_of "$(cat "$t2")") | grep -qx 3' || res=1
+	check $name eval '(. "$TOOL"; nodes_of "$(cat "$t0")") | grep -qx 1' || res=1
+	# reclaim on node1, which a process bound to it fills, demotes to node3
+	echo 1 > /sys/kernel/mm/numa/demotion_enabled
+	numactl --cpunodebind=1 --membind=1 python3 -c "
+import time
+b = bytearray(b'x') * (1200 << 20)
+print('ready', flush=True)
+time.sleep(600)" > /tmp/dt-demote.out 2>&1 &
+	hog=$!
+	while ! grep -q ready /tmp/dt-demote.out 2> /dev/null && kill -0 $hog 2> /dev/null; do
+		sleep 1
+	done
+	maps=$(awk '/anon/ { for (i = 1; i <= NF; i++) if ($i ~ /^N[0-9]+=/) { split($i, a, "=");
+		n[a[1]] += a[2] } } END { for (k in n) printf "%s=%d ", k, n[k] \
+			}' /proc/$hog/numa_maps)
+	log "a 1200 MiB process bound to node1: pages $maps"
+	kill $hog
+	wait $hog 2> /dev/null
+	n3=$(echo "$maps" | tr ' ' '\n' | sed -n 's/^N3=//p')
+	check $name [ "${n3:-0}" -gt 8192 ] || res=1
+	check $name eval '! echo "$maps" | grep -q "N2="' || res=1
+	[ $res = 0 ] && ok $name || fail $name
+else
+	skip $name "no second CXL node (node3 with memory, no CPU, initiator node1: lab.sh -C)"
+fi
+
+# 4. show returns, naming every kdamond of the script
+name=show
+t0=$(date +%s%N)
+out=$("$TOOL" show 2>&1)
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "$out" | sed 's/^/# /'
+log "show took $ms ms"
+[ "$(echo "$out" | grep -c '^kdamond .* (pid ')" = "$nk" ] && ok $name || fail $name
+
+# 5. update follows a memory block of a slow node that goes offline and
+# comes back, without restarting the kdamond
+name=update_follows_hotplug
+idx=$(awk -v n="$FAST" '$1 == "kdamond" && $4 == "migrate_hot" && $5 == n { print $2 }' \
+	"$DAMON_TIERING_STATE")
+blocks=$(ls -d $NODES/node"$SLOW"/memory[0-9]* 2> /dev/null | sed 's/.*memory//' | sort -n)
+blk=
+# a block that is offline (a hot-pluggable DIMM, lab.sh -H) comes online
+# first; otherwise a block that can go offline goes offline first
+for b in $blocks; do
+	[ "$(cat $MEM/memory"$b"/online)" = 0 ] && { blk=$b; first=online_movable \
+		second=offline; break; }
+done
+if [ -z "$blk" ]; then
+	for b in $(echo "$blocks" | sort -rn | head -64); do
+		if echo offline > $MEM/memory"$b"/state 2> /dev/null; then
+			blk=$b first=offlined second=online
+			break
+		fi
+	done
+fi
+if [ -z "$idx" ]; then
+	fail $name
+elif [ -z "$blk" ]; then
+	skip $name "no memory block of node$SLOW goes offline or online"
+else
+	res=0
+	pid=$(cat $KDS/"$idx"/pid)
+	bs=$((0x$(cat $MEM/block_size_bytes)))
+	for st in $first $second; do
+		# a block offlined while looking for one is offline already
+		[ "$st" = offlined ] ||
+			echo "$st" > $MEM/memory"$blk"/state ||
+			{ log "$st memory$blk failed"; res=1; }
+		before=$(ranges "$idx")
+		out=$("$TOOL" update 2>&1) || res=1
+		echo "$out" | sed 's/^/# /'
+		after=$(ranges "$idx")
+		log "memory$blk $st: kdamond $idx ranges: $(echo $after)"
+		check $name [ "$after" = "$(node_ranges "$SLOW")" ] || res=1
+		check $name [ "$after" != "$before" ] || res=1
+		covered=$(echo "$after" | awk -v a=$((blk * bs)) -v e=$(((blk + 1) * bs)) \
+			'$1 <= a && e <= $2 { c = 1 } END { print c + 0 }')
+		want=1
+		[ "${st#online}" != "$st" ] || want=0
+		check $name [ "$covered" = $want ] || res=1
+		check $name [ "$(cat $KDS/"$idx"/pid)" = "$pid" ] || res=1
+	done
+	# and an update with nothing changed commits nothing
+	out=$("$TOOL" update 2>&1) || res=1
+	check $name eval '! echo "$out" | grep -q committed' || res=1
+	[ $res = 0 ] && ok $name || fail $name
+fi
+cleanup_all
+
+# 6. another user's kdamond, set up through sysfs with spare kdamond
+# directories, runs on with its configuration through start, update, show
+# and stop; start refuses while it runs a migrate_cold to a paired node
+name=sysfs_kdamond_kept
+res=0
+echo $((1 + nk)) > $KDS/nr_kdamonds
+c=$KDS/0/contexts
+echo 1 > $c/nr_contexts
+echo paddr > $c/0/operations
+echo 1 > $c/0/targets/nr_targets
+echo 1 > $c/0/targets/0/regions/nr_regions
+read -r s e <<< "$(node_ranges "$SLOW" | head -1)"
+echo "$s" > $c/0/targets/0/regions/0/start
+echo $((s + (16 << 20))) > $c/0/targets/0/regions/0/end
+echo 1 > $c/0/schemes/nr_schemes
+echo migrate_cold > $c/0/schemes/0/action
+echo "$FAST" > $c/0/schemes/0/target_nid
+# regions never get this old: nothing moves
+echo 4294967295 > $c/0/schemes/0/access_pattern/age/min
+echo 4294967295 > $c/0/schemes/0/access_pattern/age/max
+echo 4294967295 > $c/0/schemes/0/access_pattern/nr_accesses/max
+echo on > $KDS/0/state
+pid=$(cat $KDS/0/pid)
+out=$("$TOOL" start 2>&1)
+rc=$?
+log "next to a running migrate_cold to node$FAST: rc $rc: $out"
+check $name [ $rc != 0 ] || res=1
+check $name eval 'echo "$out" | grep -q "kdamond 0 (pid $pid)"' || res=1
+check $name [ "$(running)" = 0 ] || res=1
+# now a stat scheme: no fight
+echo stat > $c/0/schemes/0/action
+echo commit > $KDS/0/state || { log "commit failed"; res=1; }
+conf=$(dump 0)
+for cmd in start show update stop; do
+	out=$("$TOOL" $cmd 2>&1) || { log "$cmd failed: $out"; res=1; }
+	if [ $cmd = start ]; then
+		log "$out"
+		check $name [ "$(own 2 | sort -n | tr '\n' ' ')" = "$(seq 1 $nk | tr '\n' ' ')" \
+			] || res=1
+	fi
+	check $name [ "$(cat $KDS/0/state)" = on ] || res=1
+	check $name [ "$(cat $KDS/0/pid)" = "$pid" ] || res=1
+	check $name [ "$(dump 0)" = "$conf" ] || { diff <(echo "$conf") <(dump 0) | sed \
+		's/^/# /'; res=1; }
+done
+check $name [ "$(in_use)" = 0 ] || res=1
+check $name [ "$(nr_kd)" = $((1 + nk)) ] || res=1
+# a failed start next to it leaves it, and the spare directories, as they were
+out=$(DAMON_TIERING_FAIL_ON=2 "$TOOL" start 2>&1)
+check $name [ $? != 0 ] || res=1
+check $name [ "$(running)" = 0 ] || res=1
+check $name [ "$(in_use)" = 0 ] || res=1
+check $name [ "$(cat $KDS/0/pid)" = "$pid" ] || res=1
+check $name [ "$(dump 0)" = "$conf" ] || res=1
+[ $res = 0 ] && ok $name || fail $name
+cleanup_all
+
+# 7. the same next to a kdamond damo started ($DAMO: damo's command), where
+# start must refuse: damo leaves no spare kdamond directory
+name=damo_kdamond_kept
+if [ -z "${DAMO:-}" ] || ! $DAMO version > /dev/null 2>&1; then
+	skip $name "no damo (set DAMO to damo's command)"
+elif ! $DAMO start --ops paddr > /tmp/dt-damo.out 2>&1 || [ "$(running)" != 0 ]; then
+	sed 's/^/# /' /tmp/dt-damo.out
+	fail $name
+else
+	res=0
+	pid=$(cat $KDS/0/pid)
+	conf=$(dump 0)
+	for cmd in start update show stop; do
+		out=$("$TOOL" $cmd 2>&1)
+		rc=$?
+		log "$cmd: rc $rc: $out"
+		case $cmd in
+		start | update) check $name [ $rc != 0 ] || res=1 ;;
+		*) check $name [ $rc = 0 ] || res=1 ;;
+		esac
+		[ $cmd = start ] && { check $name eval \
+			'echo "$out" | grep -q "kdamond 0 (pid $pid)"' || res=1; }
+		check $name [ "$(running)" = 0 ] || res=1
+		check $name [ "$(cat $KDS/0/pid)" = "$pid" ] || res=1
+		check $name [ "$(dump 0)" = "$conf" ] || res=1
+	done
+	$DAMO stop > /dev/null 2>&1
+	[ $res = 0 ] && ok $name || fail $name
+fi
+
+log "$PASS passed, $FAIL failed, $SKIP skipped"
+[ $FAIL = 0 ] || exit 1
+[ $PASS = 0 ] && exit 4
+exit 0
