@@ -617,16 +617,16 @@ TEST_F_TIMEOUT(autotune, fail_charge_ratio_charges_failures_less, 180)
 }
 
 /*
- * A migrate_hot scheme on node2 with a 200 MiB quota per @reset_ms charge
- * window, tuned by @tuner toward a node_mem_used_bp goal on node0, and a
- * 64 MiB set a thread keeps writing (the hottest memory of node2: the first
- * the quota goes to).  The goal is raised @steps times, each time by @room
+ * A migrate_hot scheme on the regions of node2 with accesses, with a 200 MiB
+ * quota per @reset_ms charge window, tuned by @tuner toward a
+ * node_mem_used_bp goal on node0, and a 64 MiB set a thread keeps writing
+ * (the only memory of node2 with accesses).  The goal is raised @steps times, each time by @room
  * bytes, the first time from node0's use as MemFree shows it.  Each step
  * waits for the scheme to promote and then to have no quota left, which the
  * tuner gives when it reads the goal met, for up to STEP_WAIT_S seconds, and
  * 3 s more: what a step promotes depends on when the tuner reads the goals,
- * not on how fast the machine migrates.  Return: the pages promoted in the
- * last step, or -1 on error.
+ * not on how fast the machine migrates.  Return: the pages promoted in all
+ * steps, or -1 on error.
  */
 #define STEP_WAIT_S	90
 static long promote_to_used_goal(struct __test_metadata *_metadata,
@@ -635,7 +635,7 @@ static long promote_to_used_goal(struct __test_metadata *_metadata,
 				 unsigned long room, int steps)
 {
 	const unsigned long set = 64UL << 20;
-	long counts[MAX_NODES], before, moved = -1, cur, total_kb, room_bp;
+	long counts[MAX_NODES], before, moved, total = 0, cur, total_kb, room_bp;
 	char *buf;
 
 	buf = alloc_on_node(set, SLOW_NODE);
@@ -652,8 +652,13 @@ static long promote_to_used_goal(struct __test_metadata *_metadata,
 	if (total_kb <= 0)
 		return -1;
 	room_bp = room / 1024 * 10000 / total_kb;
+	/*
+	 * Regions with accesses only: the quota goes to the set, not to the
+	 * idle regions before it in the address order DAMOS walks node2 in.
+	 */
 	if (write_file(SCHEME "/action", "migrate_hot") ||
 	    write_file(SCHEME "/target_nid", "%d", FAST_NODE) ||
+	    write_file(SCHEME "/access_pattern/nr_accesses/min", "1") ||
 	    write_file(SCHEME "/filters/nr_filters", "0") ||
 	    temporal_used_goal(reset_ms) || write_file(TUNER, "%s", tuner) ||
 	    /* met from the start: DAMON measures node0 and moves nothing */
@@ -687,6 +692,7 @@ static long promote_to_used_goal(struct __test_metadata *_metadata,
 		if (vm_stat_refresh())
 			return -1;
 		moved = vmstat("/proc/vmstat", "damon_migrate_hot") - before;
+		total += moved;
 		count_pages_per_node(buf, set, counts);
 		TH_LOG("%s step %d: goal %ld bp (node0 %ld bp): %ld promoted, %ld of %lu on node0",
 		       tuner, step, cur + step * room_bp, cur, moved,
@@ -695,7 +701,7 @@ static long promote_to_used_goal(struct __test_metadata *_metadata,
 	toucher_stop(t);
 	*touching = false;
 	munmap(buf, set);
-	return moved;
+	return total;
 }
 
 /*
