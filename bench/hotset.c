@@ -39,6 +39,12 @@
  * A sampled page that leaves its node and comes back within a phase
  * counts as moved back.
  *
+ * HOTSET_FLUSH_MS (default 0: never): the access thread flushes its CPU's
+ * TLB that often, as bench/damon-tiered.c does and for its reason: QEMU
+ * TCG sets a PTE's accessed bit only when its software TLB, which holds
+ * the whole footprint, is refilled, where a hardware TLB, far smaller,
+ * would be refilled on almost every access of this random pattern.
+ *
  * At the end, "RESULT key=value" lines: per phase p, share_p and
  * oracle_p (means over the phase's second half), reach90_s_p (seconds from
  * the phase's start to the first sample at 90% of the oracle, -1 if none),
@@ -64,6 +70,8 @@
 #define HOT_SHARE	0.9
 #define FAST		0
 #define SLOW		2
+/* above the kernel's 33-page ceiling for flushing page by page */
+#define FLUSH_PAGES	64
 
 static int drift;
 static char *mem;
@@ -74,7 +82,8 @@ static double move_s;
 /* drift: the first centre, keys per second, the Zipf CDF by rank, its sum */
 static unsigned long centre0, step;
 static double *cdf, harmonic;
-static double t0;
+static double t0, flush_s;
+static char *flush_area;
 static atomic_int stop;
 static atomic_ulong accesses;
 
@@ -144,15 +153,30 @@ static unsigned long draw(uint64_t *s, double u, double t)
 	return x < quarter ? x : hot + x - quarter;
 }
 
+/*
+ * Flush this CPU's TLB: PROT_NONE on more than 33 present pages makes the
+ * kernel flush it whole (a CR3 write, which empties QEMU's software TLB).
+ */
+static void flush_tlb(void)
+{
+	mprotect(flush_area, FLUSH_PAGES * PAGE, PROT_NONE);
+	mprotect(flush_area, FLUSH_PAGES * PAGE, PROT_READ | PROT_WRITE);
+}
+
 static void *access_thread(void *arg)
 {
 	uint64_t s = 0x9e3779b97f4a7c15ULL ^ (uintptr_t)arg;
 	unsigned long n = 0;
+	double flushed = 0;
 
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		double t = now() - t0;
 
-		for (int i = 0; i < 4096; i++) {
+		if (flush_s > 0 && t - flushed >= flush_s) {
+			flush_tlb();
+			flushed = t;
+		}
+		for (int i = 0; i < 1024; i++) {
 			double u = (xorshift(&s) >> 11) * (1.0 / 9007199254740992.0);
 			unsigned long k = draw(&s, u, t);
 			unsigned long pg = k * KEY_PAGES + xorshift(&s) % KEY_PAGES;
@@ -162,7 +186,7 @@ static void *access_thread(void *arg)
 							  (xorshift(&s) % (PAGE / 8)) * 8);
 			*word = *word + 1;
 		}
-		n += 4096;
+		n += 1024;
 		atomic_store_explicit(&accesses, n, memory_order_relaxed);
 	}
 	return NULL;
@@ -260,6 +284,15 @@ int main(int argc, char **argv)
 			usage();
 	}
 	nr_phases = drift ? 1 : 2;
+	if (getenv("HOTSET_FLUSH_MS"))
+		flush_s = atof(getenv("HOTSET_FLUSH_MS")) / 1000;
+	flush_area = mmap(NULL, FLUSH_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (flush_area == MAP_FAILED) {
+		perror("hotset: mmap");
+		return 1;
+	}
+	memset(flush_area, 1, FLUSH_PAGES * PAGE);
 	csv = fopen(csv_path, "w");
 	if (!csv) {
 		perror("hotset: CSV");

@@ -5,8 +5,8 @@
 #
 # Which tiering to turn on: every policy of POLICIES on every workload of
 # WORKLOADS (default W1 W2; W3, the longest, in a boot of its own; W4,
-# W5), in one boot, with the same seeds (runs in the lab guest, patched kernel: it
-# reads the series' counters and files).
+# W5), in one boot, with the same seeds (runs in the lab guest, patched
+# kernel: it reads the series' counters and files).
 #
 # Workload W1 (build/bench/bin/phases, bench/phases.c): W1_MIB (default
 # 1.5x node0's MemTotal) of anonymous memory in W1_REGIONS (10) regions,
@@ -46,20 +46,21 @@
 # Workloads W4 and W5 (build/bench/bin/hotset, bench/hotset.c): W4_MIB or
 # W5_MIB (default 1.5x node0's MemTotal) of anonymous memory in 16 KiB
 # keys, bound and sampled as W1's, CPU on node0, written in order (the
-# first keys fill node0).  W4, a moving hot set (HeMem's
-# gups-hotset-move): 90% of the accesses go to W4_HOT_MIB (node0's
-# MemTotal / 2), the first keys, the rest to the other keys; at W4_MOVE_S
-# (90) the hot set's first quarter turns cold and as many cold keys at the
-# end of the memory (on node2) turn hot; the run ends at W4_RUN_S (210).
-# W5, drifting popularity: Zipf (exponent 1) over the keys by distance
-# from a centre key (ranks 2d after it, 2d - 1 before), the centre moved
-# by 1/W5_PERIOD_S (300) of the keys every second: keys ahead warm, keys
+# first keys fill node0).  W4, a moving hot set (HeMem's gups-hotset-move):
+# 90% of the accesses go to W4_HOT_MIB (node0's MemTotal / 2), the first
+# keys, the rest to the other keys; at W4_MOVE_S (90) the hot set's first
+# quarter turns cold and as many cold keys at the end of the memory (on
+# node2) turn hot; the run ends at W4_RUN_S (210).  W5, drifting
+# popularity: Zipf (exponent 1) over the keys by distance from a centre
+# key (ranks 2d after it, 2d - 1 before), the centre moved by
+# 1/W5_PERIOD_S (300) of the keys every second: keys ahead warm, keys
 # behind cool; from the fill's layout (the oracle's) on, for W5_RUN_S
-# (210).  The oracle
-# holds the currently hottest keys in node0's free memory at the start,
-# moving as few as it can.  Keys W4_POLICY_ and W5_POLICY_: share_P,
-# oracle_P (phase P's second half; W4: 0 before the move, 1 after, W5: 0
-# only), reach90_s_P, late_over_oracle, oracle_moves_P, moved_P (as W1's),
+# (210).  The oracle holds the currently hottest keys in node0's free
+# memory at the start, moving as few as it can.  The access thread flushes
+# its TLB every W45_FLUSH_MS (5; 0: never), for DAMON under TCG
+# (bench/hotset.c).  Keys W4_POLICY_ and W5_POLICY_: share_P, oracle_P
+# (phase P's second half; W4: 0 before the move, 1 after, W5: 0 only),
+# reach90_s_P, late_over_oracle, oracle_moves_P, moved_P (as W1's),
 # moved_back_pages (sampled pages that left their node and came back
 # within a phase), and the counters; samples in
 # /mnt/lab/tiering-policies-hotset.csv (W1's columns).
@@ -111,6 +112,7 @@ HS=$REPO/build/bench/bin/hotset
 HS_CSV=$OUTDIR/tiering-policies-hotset.csv
 W4_MOVE_S=${W4_MOVE_S:-90} W4_RUN_S=${W4_RUN_S:-210}
 W5_PERIOD_S=${W5_PERIOD_S:-300} W5_RUN_S=${W5_RUN_S:-210}
+W45_FLUSH_MS=${W45_FLUSH_MS:-5}
 P2_HOT_MS=${P2_HOT_MS:-10000}
 ADMIN=/sys/kernel/mm/damon/admin
 ULONG_MAX=18446744073709551615
@@ -317,15 +319,15 @@ run_w1()
 # WORKLOAD_POLICY_key
 run_w45()
 {
-	local kb
+	local kb hs=(env HOTSET_FLUSH_MS="$W45_FLUSH_MS" "$HS")
 
 	echo "bench: === $1 $2 ==="
 	start "$2"
 	kb=$(node0_kb)
 	case $1 in
-	W4) run_sampled "W4_$2" "$HS_CSV" "$HS" move "${W4_MIB:-$((kb * 3 / 2 / 1024))}" \
+	W4) run_sampled "W4_$2" "$HS_CSV" "${hs[@]}" move "${W4_MIB:-$((kb * 3 / 2 / 1024))}" \
 		"${W4_HOT_MIB:-$((kb / 2 / 1024))}" "$W4_MOVE_S" "$W4_RUN_S" ;;
-	W5) run_sampled "W5_$2" "$HS_CSV" "$HS" drift "${W5_MIB:-$((kb * 3 / 2 / 1024))}" \
+	W5) run_sampled "W5_$2" "$HS_CSV" "${hs[@]}" drift "${W5_MIB:-$((kb * 3 / 2 / 1024))}" \
 		"$W5_PERIOD_S" "$W5_RUN_S" ;;
 	esac
 }
