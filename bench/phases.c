@@ -46,7 +46,7 @@
  * sys_s and user_s of the whole run.  Times are those of the machine it
  * runs on (TCG in the lab).
  *
- * Plain libc and raw syscalls: no libnuma.
+ * Plain libc and raw syscalls (bench/tier-sample.h): no libnuma.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,12 +62,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MPOL_BIND		2
-#define MPOL_F_NUMA_BALANCING	(1 << 13)
+#include "tier-sample.h"
+
 #define MAX_REGIONS		64
 #define MAX_PHASES		32
 #define MAX_SAMPLES		4096
-#define PAGE			4096UL
 
 static char *mem;
 static unsigned long region_pages, nr_regions, nr_phases, stride = 4;
@@ -82,22 +81,6 @@ static atomic_int phase;
 static atomic_int stop;
 static atomic_ulong accesses;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* x^1.5 for x >= 1, by Newton's method for the root (no libm) */
 static double pow15(double x)
 {
@@ -106,49 +89,6 @@ static double pow15(double x)
 	for (int i = 0; i < 60; i++)
 		r = (r + x / r) / 2;
 	return x * r;
-}
-
-/* node @nid's free pages less its high watermarks: what the oracle fills */
-static unsigned long fast_capacity(int nid)
-{
-	char path[96], line[256];
-	unsigned long free_kb = 0, high = 0, v;
-	int on = 0, n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Node %*d MemFree: %lu kB", &v) == 1)
-			free_kb = v;
-	fclose(f);
-	f = fopen("/proc/zoneinfo", "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d,", &n) == 1)
-			on = n == nid;
-		else if (on && sscanf(line, " high %lu", &v) == 1)
-			high += v;
-	}
-	fclose(f);
-	return free_kb / 4 > high ? free_kb / 4 - high : 0;
-}
-
-/* where each sampled page is: node ids in @status, -errno if not mapped */
-static int where(void **pages, int *status, unsigned long n)
-{
-	const unsigned long batch = 16384;
-
-	for (unsigned long i = 0; i < n; i += batch) {
-		unsigned long k = n - i < batch ? n - i : batch;
-
-		if (syscall(SYS_move_pages, 0, k, pages + i, NULL, status + i, 0))
-			return -1;
-	}
-	return 0;
 }
 
 static void *access_thread(void *arg)
@@ -251,31 +191,6 @@ static void oracle_exchange(const int *home, unsigned long nr_samp)
 			before[r] = want;
 		}
 	}
-}
-
-/*
- * The pages the kernel has migrated between nodes since boot, by
- * /proc/vmstat: promotions, reclaim's demotions, DAMOS migrations (a
- * counter the kernel lacks counts 0).
- */
-static unsigned long vm_moved(void)
-{
-	static const char *const keys[] = {
-		"pgpromote_success", "pgdemote_kswapd", "pgdemote_direct",
-		"pgdemote_khugepaged", "damon_migrate_hot", "damon_migrate_cold",
-	};
-	unsigned long v, sum = 0;
-	char k[64];
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%63s %lu", k, &v) == 2)
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (!strcmp(k, keys[i]))
-				sum += v;
-	fclose(f);
-	return sum;
 }
 
 int main(int argc, char **argv)

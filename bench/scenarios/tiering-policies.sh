@@ -4,9 +4,9 @@
 # timeout: 5400
 #
 # Which tiering to turn on: every policy of POLICIES on every workload of
-# WORKLOADS (default W1 W2; W3, the longest, in a boot of its own), in one
-# boot, with the same seeds (runs in the lab guest, patched kernel: it
-# reads the series' counters and files).
+# WORKLOADS (default W1 W2; W3, the longest, in a boot of its own; W4,
+# W5), in one boot, with the same seeds (runs in the lab guest, patched
+# kernel: it reads the series' counters and files).
 #
 # Workload W1 (build/bench/bin/phases, bench/phases.c): W1_MIB (default
 # 1.5x node0's MemTotal) of anonymous memory in W1_REGIONS (10) regions,
@@ -43,6 +43,28 @@
 # ep_promoted_pages, _kept, _undone, wrong_promoted_pages (never-hot
 # pages promoted), and the counters.
 #
+# Workloads W4 and W5 (build/bench/bin/hotset, bench/hotset.c): W4_MIB or
+# W5_MIB (default 1.5x node0's MemTotal) of anonymous memory in 16 KiB
+# keys, bound and sampled as W1's, CPU on node0, written in order (the
+# first keys fill node0).  W4, a moving hot set (HeMem's gups-hotset-move):
+# 90% of the accesses go to W4_HOT_MIB (node0's MemTotal / 2), the first
+# keys, the rest to the other keys; at W4_MOVE_S (90) the hot set's first
+# quarter turns cold and as many cold keys at the end of the memory (on
+# node2) turn hot; the run ends at W4_RUN_S (210).  W5, drifting
+# popularity: Zipf (exponent 1) over the keys by distance from a centre
+# key (ranks 2d after it, 2d - 1 before), the centre moved by
+# 1/W5_PERIOD_S (300) of the keys every second: keys ahead warm, keys
+# behind cool; from the fill's layout (the oracle's) on, for W5_RUN_S
+# (210).  The oracle holds the currently hottest keys in node0's free
+# memory at the start, moving as few as it can.  The access thread flushes
+# its TLB every W45_FLUSH_MS (5; 0: never), for DAMON under TCG
+# (bench/hotset.c).  Keys W4_POLICY_ and W5_POLICY_: share_P, oracle_P
+# (phase P's second half; W4: 0 before the move, 1 after, W5: 0 only),
+# reach90_s_P, late_over_oracle, oracle_moves_P, moved_P (as W1's),
+# moved_back_pages (sampled pages that left their node and came back
+# within a phase), and the counters; samples in
+# /mnt/lab/tiering-policies-hotset.csv (W1's columns).
+#
 # Policies (each starts from the same state: DAMON off, NUMA balancing
 # off, reclaim demotion on, caches dropped, memory compacted):
 #   P0   demotion only (numa_balancing 0, demotion_enabled 1)
@@ -71,7 +93,7 @@
 # node0 allocating, and what a tiered machine runs.
 #
 # Output: the workload's RESULT lines per policy (W1: POLICY_key, W2:
-# W2_POLICY_key), the
+# W2_POLICY_key, W4, W5: Wn_POLICY_key), the
 # policy's vmstat deltas and kdamond CPU time, the samples of every policy
 # in /mnt/lab/tiering-policies.csv (plotted by bench/tiering-policies.gp),
 # and a table.  Times are TCG (emulated), not hardware.
@@ -93,6 +115,11 @@ W2_HOT_KEYS=${W2_HOT_KEYS:-10000} W2_WINDOWS=${W2_WINDOWS:-12} W2_REQS=${W2_REQS
 FAST=0 SLOW=2
 W1_REGIONS=${W1_REGIONS:-10} W1_PHASES=${W1_PHASES:-3}
 W1_PHASE_S=${W1_PHASE_S:-60} W1_SEED=${W1_SEED:-42}
+HS=$REPO/build/bench/bin/hotset
+HS_CSV=$OUTDIR/tiering-policies-hotset.csv
+W4_MOVE_S=${W4_MOVE_S:-90} W4_RUN_S=${W4_RUN_S:-210}
+W5_PERIOD_S=${W5_PERIOD_S:-300} W5_RUN_S=${W5_RUN_S:-210}
+W45_FLUSH_MS=${W45_FLUSH_MS:-5}
 P2_HOT_MS=${P2_HOT_MS:-10000}
 ADMIN=/sys/kernel/mm/damon/admin
 ULONG_MAX=18446744073709551615
@@ -318,28 +345,58 @@ finish()
 	result "$1" kdamond_cpu_s "$((kd_cs / 100)).$(printf %02d $((kd_cs % 100)))"
 }
 
-# run_w1 POLICY: W1 under POLICY, to RESULT lines
-run_w1()
+# node0_kb: node0's MemTotal in kB
+node0_kb()
 {
-	local p=$1 line total_kb
+	awk '$3 == "MemTotal:" { print $4 }' /sys/devices/system/node/node$FAST/meminfo
+}
 
-	echo "bench: === W1 $p ==="
-	start "$p"
-	total_kb=$(awk '$3 == "MemTotal:" { print $4 }' /sys/devices/system/node/node$FAST/meminfo)
-	numactl --cpunodebind=$FAST \
-		"$BIN" "${W1_MIB:-$((total_kb * 3 / 2 / 1024))}" "$W1_REGIONS" "$W1_PHASES" \
-		"$W1_PHASE_S" "$W1_SEED" "$TMP/w1.csv" > "$TMP/w1.out" &
+# run_sampled NAME CSV CMD...: CMD CSV_FILE (a workload that samples where
+# its pages are: phases, hotset) on node0's CPU, to RESULT lines under
+# NAME; its samples appended to CSV, NAME first
+run_sampled()
+{
+	local n=$1 csv=$2 line
+
+	shift 2
+	numactl --cpunodebind=$FAST "$@" "$TMP/w.csv" > "$TMP/w.out" &
 	w1_pid=$!
-	wait $w1_pid || die "$p: the workload failed"
+	wait $w1_pid || die "$n: the workload failed"
 	w1_pid=
-	finish "$p"
-	grep -v '^RESULT' "$TMP/w1.out" | sed "s/^/bench: $p: /"
+	finish "$n"
+	grep -v '^RESULT' "$TMP/w.out" | sed "s/^/bench: $n: /"
 	while read -r line; do
 		[ "${line%% *}" = RESULT ] || continue
 		line=${line#RESULT }
-		result "$p" "${line%%=*}" "${line#*=}"
-	done < "$TMP/w1.out"
-	tail -n +2 "$TMP/w1.csv" | sed "s/^/$p,/" >> "$CSV"
+		result "$n" "${line%%=*}" "${line#*=}"
+	done < "$TMP/w.out"
+	tail -n +2 "$TMP/w.csv" | sed "s/^/$n,/" >> "$csv"
+}
+
+# run_w1 POLICY: W1 under POLICY, to RESULT lines
+run_w1()
+{
+	echo "bench: === W1 $1 ==="
+	start "$1"
+	run_sampled "$1" "$CSV" "$BIN" "${W1_MIB:-$(($(node0_kb) * 3 / 2 / 1024))}" "$W1_REGIONS" \
+		"$W1_PHASES" "$W1_PHASE_S" "$W1_SEED"
+}
+
+# run_w45 WORKLOAD POLICY: W4 or W5 under POLICY, to RESULT lines
+# WORKLOAD_POLICY_key
+run_w45()
+{
+	local kb hs=(env HOTSET_FLUSH_MS="$W45_FLUSH_MS" "$HS")
+
+	echo "bench: === $1 $2 ==="
+	start "$2"
+	kb=$(node0_kb)
+	case $1 in
+	W4) run_sampled "W4_$2" "$HS_CSV" "${hs[@]}" move "${W4_MIB:-$((kb * 3 / 2 / 1024))}" \
+		"${W4_HOT_MIB:-$((kb / 2 / 1024))}" "$W4_MOVE_S" "$W4_RUN_S" ;;
+	W5) run_sampled "W5_$2" "$HS_CSV" "${hs[@]}" drift "${W5_MIB:-$((kb * 3 / 2 / 1024))}" \
+		"$W5_PERIOD_S" "$W5_RUN_S" ;;
+	esac
 }
 
 # w3_knobs save|set|restore: numa-hint-seed.sh's scan knobs and THP off
@@ -473,6 +530,8 @@ result()
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 echo "policy,t_s,phase,share,oracle,fast_pages,slow_pages,other_pages,moved_pages" > "$CSV"
 echo "policy,window,t_s,get_ops_per_s,p99_ms" > "$W2_CSV"
+[ "${WORKLOADS/W[45]/}" = "$WORKLOADS" ] ||
+	echo "policy,t_s,phase,share,oracle,fast_pages,slow_pages,other_pages,moved_pages" > "$HS_CSV"
 for wl in $WORKLOADS; do
 	case $wl in
 	W1) for p in $POLICIES; do run_w1 "$p"; done ;;
@@ -488,6 +547,10 @@ for wl in $WORKLOADS; do
 			for p in $POLICIES; do run_w3 "$p" "$r"; done
 		done
 		w3_knobs restore
+		;;
+	W4|W5)
+		[ -x "$HS" ] || die "no $HS (bench/run.sh builds it)"
+		for p in $POLICIES; do run_w45 "$wl" "$p"; done
 		;;
 	*) die "no workload $wl" ;;
 	esac
@@ -567,8 +630,39 @@ w3_table()
 	done
 }
 
+# ratio A B: A / B to 3 decimals, "-" if B is missing or 0
+ratio()
+{
+	awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "-" }'
+}
+
+# w45_table WORKLOAD: W4's or W5's table
+w45_table()
+{
+	local p n
+
+	f="%-9s %6s %6s %6s %6s %7s %9s %9s %9s %9s %11s %7s\n"
+	echo
+	echo "bench: $1 DRAM share of accesses over the oracle's (late: each phase's second half; W4: before/after the move), s to 90% of the oracle after the move, pages migrated / the oracle's, pages moved back; times TCG (emulated), not hardware"
+	# shellcheck disable=SC2059
+	printf "bench: $f" policy late/or ph0/or ph1/or reach90 mv/or moved oracle_mv moved_bk promoted dmn_hot/cld kd_cpu
+	for p in $POLICIES; do
+		n=$1_$p
+		# shellcheck disable=SC2059
+		printf "bench: $f" "$p" "${R[$n.late_over_oracle]:--}" \
+			"$(ratio "${R[$n.share_0]:-}" "${R[$n.oracle_0]:-}")" \
+			"$(ratio "${R[$n.share_1]:-}" "${R[$n.oracle_1]:-}")" \
+			"${R[$n.reach90_s_1]:--}" "$(ratio "${R[$n.moved]:-}" "${R[$n.oracle_moves]:-}")" \
+			"${R[$n.moved]:--}" "${R[$n.oracle_moves]:--}" "${R[$n.moved_back_pages]:--}" \
+			"${R[$n.pgpromote_success]:--}" \
+			"${R[$n.damon_migrate_hot]:--}/${R[$n.damon_migrate_cold]:--}" "${R[$n.kdamond_cpu_s]:--}"
+	done
+}
+
 [ "${WORKLOADS/W1/}" = "$WORKLOADS" ] || w1_table
 [ "${WORKLOADS/W2/}" = "$WORKLOADS" ] || w2_table
 if [ "${WORKLOADS/W3/}" != "$WORKLOADS" ]; then
 	for r in $W3_REGIMES; do w3_table "$r"; done
 fi
+[ "${WORKLOADS/W4/}" = "$WORKLOADS" ] || w45_table W4
+[ "${WORKLOADS/W5/}" = "$WORKLOADS" ] || w45_table W5
