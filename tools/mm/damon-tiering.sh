@@ -41,15 +41,6 @@
 # intervals tune themselves toward 4% of the possible accesses in 3
 # aggregations, sampling every 5 ms to 1 s, an aggregation 20 samples.
 #
-# One CPU per pair: start pins a pair's two kdamonds to one CPU (FAST's
-# last CPU, or the last online CPU).  temporal_capped counts as free the
-# free pages of FAST on its own CPU's per-cpu lists, not other CPUs'
-# (reading those would cost every action a look at every CPU).  Pages
-# migrate_cold frees go to its CPU's lists; on another CPU, migrate_hot
-# would count them as used until those lists drain, which can be never:
-# the exchange stalls with FAST short of its goals.  On one CPU both see
-# the same lists.
-#
 # Other kdamonds: the script touches only the kdamonds it started, which
 # it lists with their pids in $STATE (default /run/damon-tiering).  DAMON
 # sysfs removes and re-creates every kdamond directory when nr_kdamonds
@@ -83,7 +74,7 @@
 # took 26 s for four kdamonds sampling every 0.6-1 s in the lab (QEMU
 # TCG); update waits about 20 s more per kdamond it commits.
 #
-# Needs: bash, awk, flock, taskset; DAMON sysfs with paddr (CONFIG_DAMON_SYSFS,
+# Needs: bash, awk, flock; DAMON sysfs with paddr (CONFIG_DAMON_SYSFS,
 # CONFIG_DAMON_PADDR), its migrate_hot and migrate_cold actions and young
 # filter; from mainline, which 6.12 lacks (the damon-autotune series on
 # 6.12): monitoring_attrs/intervals/intervals_goal/, the
@@ -416,18 +407,6 @@ setup()
 	w "$8" "$s/filters/0/allow"
 }
 
-# pair_cpu FAST: the CPU a pair's two kdamonds run on: FAST's last CPU, or
-# the last online CPU if FAST has none
-pair_cpu()
-{
-	local l
-
-	l=$(cat /sys/devices/system/node/node"$1"/cpulist 2>/dev/null)
-	[ -n "$l" ] || l=$(cat /sys/devices/system/cpu/online)
-	l=${l##*[,-]}
-	echo "$l"
-}
-
 # goals FAST: "RESERVE_BP USED_GOAL FREE_GOAL APPLY_US" for fast node FAST
 goals()
 {
@@ -490,7 +469,7 @@ start_cleanup()
 
 start()
 {
-	local pairs n i free=() busy=() need nid why f s k=0 idx g out=() action pin
+	local pairs n i free=() busy=() need nid why f s k=0 idx g out=() action
 
 	[ -d $KDS ] || die "no $KDS: DAMON sysfs (CONFIG_DAMON_SYSFS) is off"
 	pairs=$(parse_pairs "$@") || exit 1
@@ -559,10 +538,6 @@ start()
 		fi
 		w on $KDS/"$idx"/state
 		START_TAKEN[i]="$idx $(kd_pid "$idx") $action $nid"
-		# both kdamonds of a pair on one CPU: see "One CPU per pair"
-		read -r pin _ <<< "$(echo "$pairs" | sed -n "$((i / 2 + 1))p")"
-		taskset -pc "$(pair_cpu "$pin")" "$(kd_pid "$idx")" > /dev/null ||
-			die "cannot pin kdamond $idx to node$pin's CPU"
 	done
 	{
 		[ -z "$START_GREW" ] || echo "grew $START_GREW"
