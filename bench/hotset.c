@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hotset: the policy comparison's workloads W4 (a hot set, a quarter of
- * which moves) and W5 (Zipf popularity that drifts every second).
+ * which moves), W5 (Zipf popularity that drifts every second) and W6 (a
+ * hot set that never moves).
  *
- *   hotset move  SIZE_MIB HOT_MIB MOVE_S RUN_S CSV        (W4)
- *   hotset drift SIZE_MIB PERIOD_S RUN_S CSV              (W5)
+ *   hotset move   SIZE_MIB HOT_MIB MOVE_S RUN_S CSV       (W4)
+ *   hotset drift  SIZE_MIB PERIOD_S RUN_S CSV             (W5)
+ *   hotset steady SIZE_MIB HOT_MIB RUN_S CSV              (W6)
  *
  * SIZE_MIB of anonymous memory (no THP) in keys of 4 pages (16 KiB), bound
  * to nodes 0 (fast) and 2 (slow) with MPOL_BIND | MPOL_F_NUMA_BALANCING,
@@ -18,6 +20,9 @@
  * uniformly.  At MOVE_S the hot set's first quarter turns cold and as many
  * keys at the end of the memory (cold, on node2) turn hot: HeMem's
  * gups-hotset-move.  Phase 0 is before the move, phase 1 after it.
+ * steady: move's hot set, which never moves: the fill's layout is the
+ * oracle's from the start and stays it, so whatever a policy migrates is
+ * exchange without a gain.  One phase.
  * drift: key popularity is Zipf with exponent 1 (the key of rank r gets
  * 1 / (r + 1) of the accesses, normalised) around a centre key: the keys
  * at distance d after and before it have ranks 2d and 2d - 1 (modulo
@@ -73,7 +78,7 @@
 /* above the kernel's 33-page ceiling for flushing page by page */
 #define FLUSH_PAGES	64
 
-static int drift;
+static int drift, steady;
 static char *mem;
 static unsigned long nr_keys;
 /* move: hot keys, a quarter of them, the move's time */
@@ -89,7 +94,7 @@ static atomic_ulong accesses;
 
 static int phase_at(double t)
 {
-	return !drift && t >= move_s;
+	return !drift && !steady && t >= move_s;
 }
 
 /* drift: the centre key in second @t of the run */
@@ -231,7 +236,8 @@ static unsigned long oracle_update(unsigned char *in, unsigned long cap, double 
 static void usage(void)
 {
 	fprintf(stderr, "usage: hotset move SIZE_MIB HOT_MIB MOVE_S RUN_S CSV\n"
-		"       hotset drift SIZE_MIB PERIOD_S RUN_S CSV\n");
+		"       hotset drift SIZE_MIB PERIOD_S RUN_S CSV\n"
+		"       hotset steady SIZE_MIB HOT_MIB RUN_S CSV\n");
 	exit(2);
 }
 
@@ -254,7 +260,8 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage();
 	drift = !strcmp(argv[1], "drift");
-	if (drift ? argc != 6 : argc != 7 || strcmp(argv[1], "move"))
+	steady = !strcmp(argv[1], "steady");
+	if (drift || steady ? argc != 6 : argc != 7 || strcmp(argv[1], "move"))
 		usage();
 	nr_keys = (strtoul(argv[2], NULL, 0) << 20) / (KEY_PAGES * PAGE);
 	if (drift) {
@@ -273,6 +280,12 @@ int main(int argc, char **argv)
 		for (unsigned long r = 0; r < nr_keys; r++)
 			cdf[r] /= harmonic;
 		cdf[nr_keys - 1] = 1.0;
+	} else if (steady) {
+		hot = (strtoul(argv[3], NULL, 0) << 20) / (KEY_PAGES * PAGE);
+		run_s = atof(argv[4]);
+		csv_path = argv[5];
+		if (!hot || hot >= nr_keys || run_s <= 0)
+			usage();
 	} else {
 		hot = (strtoul(argv[3], NULL, 0) << 20) / (KEY_PAGES * PAGE);
 		quarter = hot / 4;
@@ -283,7 +296,7 @@ int main(int argc, char **argv)
 		if (!quarter || hot + quarter >= nr_keys || move_s <= 0 || move_s >= run_s)
 			usage();
 	}
-	nr_phases = drift ? 1 : 2;
+	nr_phases = drift || steady ? 1 : 2;
 	if (getenv("HOTSET_FLUSH_MS"))
 		flush_s = atof(getenv("HOTSET_FLUSH_MS")) / 1000;
 	flush_area = mmap(NULL, FLUSH_PAGES * PAGE, PROT_READ | PROT_WRITE,

@@ -5,7 +5,7 @@
 #
 # Which tiering to turn on: every policy of POLICIES on every workload of
 # WORKLOADS (default W1 W2; W3, the longest, in a boot of its own; W4,
-# W5), in one boot, with the same seeds (runs in the lab guest, patched
+# W5, W6), in one boot, with the same seeds (runs in the lab guest, patched
 # kernel: it reads the series' counters and files).
 #
 # Workload W1 (build/bench/bin/phases, bench/phases.c): W1_MIB (default
@@ -65,6 +65,13 @@
 # within a phase), and the counters; samples in
 # /mnt/lab/tiering-policies-hotset.csv (W1's columns).
 #
+# Workload W6, nothing changes (hotset steady): W4's memory and hot set,
+# which never moves, for W6_RUN_S (180): the fill's layout is the
+# oracle's, so a policy can only lose share and whatever it migrates is
+# exchange without a gain.  Keys W6_POLICY_ as W4's phase 0, and
+# moved_pct_min: the pages migrated per minute of the run, in % of
+# node0's pages (the target: below 1, with share_0 no lower than P0's).
+#
 # Policies (each starts from the same state: DAMON off, NUMA balancing
 # off, reclaim demotion on, caches dropped, memory compacted):
 #   P0   demotion only (numa_balancing 0, demotion_enabled 1)
@@ -89,6 +96,10 @@
 #        a node_eligible_mem_bp goal of 6000 on node0, PUSH to node2 with
 #        one of 4000 on node2; the temporal tuner, P4's quota (200 MiB per
 #        second, applied every second) and intervals auto-tuning
+#   P10@N  a candidate: P8 whose migrate_hot takes only regions accessed
+#        in at least N (P10 alone: P10_HOT_MIN, 10) of an aggregation's 20
+#        samples, a threshold against exchanging lukewarm memory for
+#        lukewarm memory (set by a commit after damon-tiering.sh start)
 # Reclaim demotion stays on under every policy: it is what keeps a full
 # node0 allocating, and what a tiered machine runs.
 #
@@ -103,7 +114,8 @@ BIN=$REPO/build/bench/bin/phases
 OUTDIR=${BENCH_OUT:-/mnt/lab}
 CSV=$OUTDIR/tiering-policies.csv
 W2_CSV=$OUTDIR/tiering-policies-redis.csv
-POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8 P9}
+POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10}
+P10_HOT_MIN=${P10_HOT_MIN:-10}
 WORKLOADS=${WORKLOADS:-W1 W2}
 W3_REGIMES=${W3_REGIMES:-uniform hotchunk}
 W3_UNIFORM_EPISODES=${W3_UNIFORM_EPISODES:-768}
@@ -119,6 +131,7 @@ HS=$REPO/build/bench/bin/hotset
 HS_CSV=$OUTDIR/tiering-policies-hotset.csv
 W4_MOVE_S=${W4_MOVE_S:-90} W4_RUN_S=${W4_RUN_S:-210}
 W5_PERIOD_S=${W5_PERIOD_S:-300} W5_RUN_S=${W5_RUN_S:-210}
+W6_RUN_S=${W6_RUN_S:-180}
 W45_FLUSH_MS=${W45_FLUSH_MS:-5}
 P2_HOT_MS=${P2_HOT_MS:-10000}
 ADMIN=/sys/kernel/mm/damon/admin
@@ -275,7 +288,7 @@ pull_push()
 # policy_on POLICY
 policy_on()
 {
-	local i
+	local i m n s
 
 	case $1 in
 	P0) ;;
@@ -303,6 +316,18 @@ policy_on()
 		;;
 	P8) "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P8 did not start" ;;
 	P9) pull_push ;;
+	P10|P10@*)
+		"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P10 did not start"
+		m=${1#P10@}
+		[ "$m" = P10 ] && m=$P10_HOT_MIN
+		read -r n < $ADMIN/kdamonds/nr_kdamonds
+		for ((i = 0; i < n; i++)); do
+			s=$ADMIN/kdamonds/$i/contexts/0/schemes/0
+			[ "$(cat $s/action 2>/dev/null)" = migrate_hot ] || continue
+			w "$m" $s/access_pattern/nr_accesses/min
+			w commit $ADMIN/kdamonds/$i/state
+		done
+		;;
 	*) die "no policy $1" ;;
 	esac
 }
@@ -329,6 +354,25 @@ start()
 	policy_on "$1"
 }
 
+# damon_tiering_state NAME: what damon-tiering.sh's kdamonds tuned
+# themselves to (show: quotas, intervals), and their regions at the end
+# (RESULT NAME_kdamond_regions, per kdamond: migrate_cold's counts all of
+# the fast node's regions, migrate_hot's those with accesses)
+damon_tiering_state()
+{
+	local i n r=
+
+	"$REPO/tools/mm/damon-tiering.sh" show 2>&1 | sed "s/^/bench: $1: /"
+	read -r n < $ADMIN/kdamonds/nr_kdamonds
+	for ((i = 0; i < n; i++)); do
+		[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || continue
+		echo update_schemes_tried_regions > $ADMIN/kdamonds/$i/state 2>/dev/null || continue
+		r+=${r:+/}$(find $ADMIN/kdamonds/$i/contexts/0/schemes/0/tried_regions \
+			-mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l)
+	done
+	result "$1" kdamond_regions "${r:--}"
+}
+
 # finish NAME: POLICY off, RESULT lines of the counters' deltas and of the
 # kdamonds' CPU time under NAME
 finish()
@@ -336,6 +380,7 @@ finish()
 	local k kd_cs=0
 
 	[ -e $ADMIN/kdamonds/0/pid ] && kd_cs=$(kdamonds_cs)
+	case ${1##*_} in P8|P10*) damon_tiering_state "$1" ;; esac
 	damon_off
 	echo 0 > /proc/sys/kernel/numa_balancing
 	vmstat_snap
@@ -382,7 +427,7 @@ run_w1()
 		"$W1_PHASES" "$W1_PHASE_S" "$W1_SEED"
 }
 
-# run_w45 WORKLOAD POLICY: W4 or W5 under POLICY, to RESULT lines
+# run_w45 WORKLOAD POLICY: W4, W5 or W6 under POLICY, to RESULT lines
 # WORKLOAD_POLICY_key
 run_w45()
 {
@@ -396,6 +441,10 @@ run_w45()
 		"${W4_HOT_MIB:-$((kb / 2 / 1024))}" "$W4_MOVE_S" "$W4_RUN_S" ;;
 	W5) run_sampled "W5_$2" "$HS_CSV" "${hs[@]}" drift "${W5_MIB:-$((kb * 3 / 2 / 1024))}" \
 		"$W5_PERIOD_S" "$W5_RUN_S" ;;
+	W6) run_sampled "W6_$2" "$HS_CSV" "${hs[@]}" steady "${W4_MIB:-$((kb * 3 / 2 / 1024))}" \
+		"${W4_HOT_MIB:-$((kb / 2 / 1024))}" "$W6_RUN_S"
+		result "W6_$2" moved_pct_min "$(awk -v m="${R[W6_$2.moved]}" -v s="$W6_RUN_S" \
+			-v p=$((kb / 4)) 'BEGIN { printf "%.2f", m * 60 / s * 100 / p }')" ;;
 	esac
 }
 
@@ -530,7 +579,7 @@ result()
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 echo "policy,t_s,phase,share,oracle,fast_pages,slow_pages,other_pages,moved_pages" > "$CSV"
 echo "policy,window,t_s,get_ops_per_s,p99_ms" > "$W2_CSV"
-[ "${WORKLOADS/W[45]/}" = "$WORKLOADS" ] ||
+[ "${WORKLOADS/W[456]/}" = "$WORKLOADS" ] ||
 	echo "policy,t_s,phase,share,oracle,fast_pages,slow_pages,other_pages,moved_pages" > "$HS_CSV"
 for wl in $WORKLOADS; do
 	case $wl in
@@ -548,7 +597,7 @@ for wl in $WORKLOADS; do
 		done
 		w3_knobs restore
 		;;
-	W4|W5)
+	W4|W5|W6)
 		[ -x "$HS" ] || die "no $HS (bench/run.sh builds it)"
 		for p in $POLICIES; do run_w45 "$wl" "$p"; done
 		;;
@@ -659,6 +708,27 @@ w45_table()
 	done
 }
 
+# w6_table: W6's table, each policy's share against P0's if P0 ran
+w6_table()
+{
+	local p n
+
+	f="%-9s %6s %6s %8s %9s %9s %9s %11s %7s\n"
+	echo
+	echo "bench: W6 (nothing changes) DRAM share of accesses (second half) over the oracle's and over P0's, pages migrated (per minute, % of node0), pages moved back; times TCG (emulated), not hardware"
+	# shellcheck disable=SC2059
+	printf "bench: $f" policy sh/or sh/P0 moved %n0/min moved_bk promoted dmn_hot/cld kd_cpu
+	for p in $POLICIES; do
+		n=W6_$p
+		# shellcheck disable=SC2059
+		printf "bench: $f" "$p" "$(ratio "${R[$n.share_0]:-}" "${R[$n.oracle_0]:-}")" \
+			"$(ratio "${R[$n.share_0]:-}" "${R[W6_P0.share_0]:-}")" \
+			"${R[$n.moved]:--}" "${R[$n.moved_pct_min]:--}" "${R[$n.moved_back_pages]:--}" \
+			"${R[$n.pgpromote_success]:--}" \
+			"${R[$n.damon_migrate_hot]:--}/${R[$n.damon_migrate_cold]:--}" "${R[$n.kdamond_cpu_s]:--}"
+	done
+}
+
 [ "${WORKLOADS/W1/}" = "$WORKLOADS" ] || w1_table
 [ "${WORKLOADS/W2/}" = "$WORKLOADS" ] || w2_table
 if [ "${WORKLOADS/W3/}" != "$WORKLOADS" ]; then
@@ -666,3 +736,4 @@ if [ "${WORKLOADS/W3/}" != "$WORKLOADS" ]; then
 fi
 [ "${WORKLOADS/W4/}" = "$WORKLOADS" ] || w45_table W4
 [ "${WORKLOADS/W5/}" = "$WORKLOADS" ] || w45_table W5
+[ "${WORKLOADS/W6/}" = "$WORKLOADS" ] || w6_table
