@@ -124,6 +124,14 @@ table1() {
 	}' "$2"
 }
 
+# plot SCENARIO CSV PNG [ARGS...]: bench/SCENARIO.gp CSV PNG ARGS...
+plot()
+{
+	gnuplot -c "$REPO/bench/$1.gp" "$2" "$3" "${@:4}" &&
+		echo "bench: plot ${3#"$REPO/"}" ||
+		echo "bench: $1: gnuplot failed" >&2
+}
+
 mkdir -p "$OUT"
 failed=()
 for s in "${scenarios[@]}"; do
@@ -139,11 +147,16 @@ for s in "${scenarios[@]}"; do
 		grep '^RESULT ' "$d/$s.log" | sed 's/^/  /' || true
 		if [ -f "$d/$s.lab/$s.csv" ]; then
 			cp "$d/$s.lab/$s.csv" "$d/$s.csv"
-			if [ -f "$REPO/bench/$s.gp" ]; then
-				gnuplot -c "$REPO/bench/$s.gp" "$d/$s.csv" "$d/$s.png" &&
-					echo "bench: plot ${d#"$REPO/"}/$s.png" ||
-					echo "bench: $s: gnuplot failed" >&2
-			fi
+			[ -f "$REPO/bench/$s.gp" ] && plot "$s" "$d/$s.csv" "$d/$s.png"
+		fi
+		# tiering-policies' W4, W5, W6: one CSV, a plot per workload
+		if [ -f "$d/$s.lab/$s-hotset.csv" ] && [ -f "$REPO/bench/$s.gp" ]; then
+			for wl in W4 W5 W6; do
+				awk -F, -v w="$wl" 'NR == 1 || index($1, w "_") == 1' \
+					"$d/$s.lab/$s-hotset.csv" > "$d/$s-$wl.csv"
+				[ "$(wc -l < "$d/$s-$wl.csv")" -gt 1 ] || continue
+				plot "$s" "$d/$s-$wl.csv" "$d/$s-$wl.png" "$wl"
+			done
 		fi
 		if [ $rc != 0 ]; then
 			echo "bench: $s on $k FAILED (lab exit $rc, see ${d#"$REPO/"}/$s.lab/console.log)" >&2

@@ -1,17 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-# The DRAM share of W1's accesses over time, one line per policy, from the
-# CSV of bench/scenarios/tiering-policies.sh (bench/run.sh runs this).
+# The DRAM share of a workload's accesses over time, one line per policy,
+# from a CSV of bench/scenarios/tiering-policies.sh (bench/run.sh runs
+# this: W1's, and W4's, W5's and W6's each from the hotset CSV).
 #
-#   gnuplot -c bench/tiering-policies.gp CSV PNG [PHASE_S]
+#   gnuplot -c bench/tiering-policies.gp CSV PNG [WORKLOAD]
 #
 # CSV columns: policy,t_s,phase,share,oracle,fast_pages,slow_pages,
-# other_pages,moved_pages.  PHASE_S (default 60) marks the phase changes.
+# other_pages,moved_pages.  The first policy's phase changes are marked;
+# WORKLOAD (default W1) names the plot.
 if (ARGC < 2) {
-	print "usage: gnuplot -c tiering-policies.gp CSV PNG [PHASE_S]"
+	print "usage: gnuplot -c tiering-policies.gp CSV PNG [WORKLOAD]"
 	exit status 2
 }
 csv = ARG1
-phase_s = ARGC >= 3 ? ARG3 + 0.0 : 60.0
+workload = ARGC >= 3 ? ARG3 : "W1"
 set datafile separator ","
 set terminal pngcairo size 1100,650 font ",10" noenhanced
 set output ARG2
@@ -28,13 +30,14 @@ set linetype cycle 12
 
 # the policies, in the order of the CSV
 policies = system("awk -F, 'NR > 1 && !($1 in s) { s[$1]; printf \"%s \", $1 }' " . csv)
-stats csv using 2 nooutput
-t_max = STATS_max
-do for [i = 1 : int(t_max / phase_s)] {
-	set arrow from i * phase_s, graph 0 to i * phase_s, graph 1 nohead lw 2 dt 2 lc rgb "#cc0000"
+# the times at which the first policy's samples change phase
+changes = system("awk -F, 'NR == 2 { p = $1; ph = $3 } NR > 2 && $1 == p && $3 != ph { printf \"%s \", $2; ph = $3 }' " . csv)
+do for [i = 1 : words(changes)] {
+	t = word(changes, i) + 0.0
+	set arrow from t, graph 0 to t, graph 1 nohead lw 2 dt 2 lc rgb "#cc0000"
 }
 
-set title "W1: DRAM share of accesses per policy (phase changes dashed red; times are QEMU TCG, not hardware)"
+set title workload . ": DRAM share of accesses per policy (phase changes dashed red; times are QEMU TCG, not hardware)"
 set xlabel "time since the workload's fill (s, TCG)"
 set ylabel "share of accesses on node0"
 set yrange [0:1]

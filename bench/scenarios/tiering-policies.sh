@@ -104,10 +104,11 @@
 # node0 allocating, and what a tiered machine runs.
 #
 # Output: the workload's RESULT lines per policy (W1: POLICY_key, W2:
-# W2_POLICY_key, W4, W5: Wn_POLICY_key), the
-# policy's vmstat deltas and kdamond CPU time, the samples of every policy
-# in /mnt/lab/tiering-policies.csv (plotted by bench/tiering-policies.gp),
-# and a table.  Times are TCG (emulated), not hardware.
+# W2_POLICY_key, W4, W5, W6: Wn_POLICY_key), the policy's vmstat deltas
+# and kdamond CPU time, the samples of every policy in
+# /mnt/lab/tiering-policies.csv and tiering-policies-hotset.csv (plotted
+# by bench/tiering-policies.gp: bench/run.sh makes a plot per workload),
+# and a table per workload.  Times are TCG (emulated), not hardware.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=$REPO/build/bench/bin/phases
