@@ -356,22 +356,10 @@ start()
 }
 
 # damon_tiering_state NAME: what damon-tiering.sh's kdamonds tuned
-# themselves to (show: quotas, intervals), and their regions at the end
-# (RESULT NAME_kdamond_regions, per kdamond: migrate_cold's counts all of
-# the fast node's regions, migrate_hot's those with accesses)
+# themselves to by the end of the run (show: quotas, intervals, moved)
 damon_tiering_state()
 {
-	local i n r=
-
 	"$REPO/tools/mm/damon-tiering.sh" show 2>&1 | sed "s/^/bench: $1: /"
-	read -r n < $ADMIN/kdamonds/nr_kdamonds
-	for ((i = 0; i < n; i++)); do
-		[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || continue
-		echo update_schemes_tried_regions > $ADMIN/kdamonds/$i/state 2>/dev/null || continue
-		r+=${r:+/}$(find $ADMIN/kdamonds/$i/contexts/0/schemes/0/tried_regions \
-			-mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l)
-	done
-	result "$1" kdamond_regions "${r:--}"
 }
 
 # finish NAME: POLICY off, RESULT lines of the counters' deltas and of the
