@@ -643,9 +643,10 @@ show()
 			$(($(cat $d/quotas/effective_bytes) >> 10)) \
 			"$(cat $d/quotas/reset_interval_ms)" "$(cat $iv/sample_us)" \
 			"$(cat $iv/aggr_us)" $(($(cat $d/stats/sz_applied) >> 20))
-		printf '  ranges %s\n' \
-			"$(kd_ranges "$idx" |
-			   awk '{ printf "%s0x%x-0x%x", (NR > 1 ? " " : ""), $1, $2 }')"
+		# bash's printf, not awk's: mawk prints 0xffffffff for any
+		# number from 2^32 on, and slow nodes often start above 4 GiB
+		printf '  ranges %s\n' "$(kd_ranges "$idx" | while read -r a b; do
+			printf '0x%x-0x%x\n' "$a" "$b"; done | paste -sd ' ')"
 	done <<< "$(own_kdamonds)"
 }
 

@@ -206,14 +206,25 @@ else
 	skip $name "no second CXL node (node3 with memory, no CPU, initiator node1: lab.sh -C)"
 fi
 
-# 4. show returns, naming every kdamond of the script
+# 4. show returns, naming every kdamond of the script with the ranges its
+# sysfs regions hold (in hex: slow nodes often start above 4 GiB)
 name=show
 t0=$(date +%s%N)
 out=$("$TOOL" show 2>&1)
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "$out" | sed 's/^/# /'
 log "show took $ms ms"
-[ "$(echo "$out" | grep -c '^kdamond .* (pid ')" = "$nk" ] && ok $name || fail $name
+bad=
+for idx in $(awk '$1 == "kdamond" { print $2 }' "$DAMON_TIERING_STATE"); do
+	want=$(for r in $KDS/"$idx"/contexts/0/targets/0/regions/[0-9]*; do
+		echo "$(cat "$r"/start) $(cat "$r"/end)"
+	done | sort -n | while read -r a b; do printf '0x%x-0x%x\n' "$a" "$b"; done | paste -sd ' ')
+	got=$(echo "$out" | awk -v k="$idx" '$1 == "kdamond" { cur = $2 }
+		cur == k && $1 == "ranges" { sub(/^ *ranges /, ""); print }')
+	[ "$got" = "$want" ] || { log "kdamond $idx: show says ranges '$got', sysfs '$want'"; bad=1; }
+done
+[ "$(echo "$out" | grep -c '^kdamond .* (pid ')" = "$nk" ] && [ -z "$bad" ] && ok $name ||
+	fail $name
 
 # 5. update follows a memory block of a slow node that goes offline and
 # comes back, without restarting the kdamond
