@@ -221,7 +221,8 @@ for idx in $(awk '$1 == "kdamond" { print $2 }' "$DAMON_TIERING_STATE"); do
 	done | sort -n | while read -r a b; do printf '0x%x-0x%x\n' "$a" "$b"; done | paste -sd ' ')
 	got=$(echo "$out" | awk -v k="$idx" '$1 == "kdamond" { cur = $2 }
 		cur == k && $1 == "ranges" { sub(/^ *ranges /, ""); print }')
-	[ "$got" = "$want" ] || { log "kdamond $idx: show says ranges '$got', sysfs '$want'"; bad=1; }
+	[ "$got" = "$want" ] ||
+		{ log "kdamond $idx: show says ranges '$got', sysfs '$want'"; bad=1; }
 done
 [ "$(echo "$out" | grep -c '^kdamond .* (pid ')" = "$nk" ] && [ -z "$bad" ] && ok $name ||
 	fail $name
