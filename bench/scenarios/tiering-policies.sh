@@ -100,6 +100,10 @@
 #        in at least N (P10 alone: P10_HOT_MIN, 10) of an aggregation's 20
 #        samples, a threshold against exchanging lukewarm memory for
 #        lukewarm memory (set by a commit after damon-tiering.sh start)
+#   P11  a candidate: P8 with the promotion floor (CONFIG_DAMOS_PROMOTION_
+#        FLOOR): both schemes' floor_nid set to node0 by a commit after
+#        damon-tiering.sh start, so migrate_hot takes only regions hotter
+#        than node0's coldest memory that holds data
 # Reclaim demotion stays on under every policy: it is what keeps a full
 # node0 allocating, and what a tiered machine runs.
 #
@@ -329,6 +333,17 @@ policy_on()
 			w commit $ADMIN/kdamonds/$i/state
 		done
 		;;
+	P11)
+		"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P11 did not start"
+		read -r n < $ADMIN/kdamonds/nr_kdamonds
+		for ((i = 0; i < n; i++)); do
+			s=$ADMIN/kdamonds/$i/contexts/0/schemes/0
+			[ -e $s/floor_nid ] || die "P11: no floor_nid"
+			[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || continue
+			w $FAST $s/floor_nid
+			w commit $ADMIN/kdamonds/$i/state
+		done
+		;;
 	*) die "no policy $1" ;;
 	esac
 }
@@ -369,7 +384,7 @@ finish()
 	local k kd_cs=0
 
 	[ -e $ADMIN/kdamonds/0/pid ] && kd_cs=$(kdamonds_cs)
-	case ${1##*_} in P8|P10*) damon_tiering_state "$1" ;; esac
+	case ${1##*_} in P8|P10*|P11) damon_tiering_state "$1" ;; esac
 	damon_off
 	echo 0 > /proc/sys/kernel/numa_balancing
 	vmstat_snap
