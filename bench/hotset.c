@@ -44,6 +44,10 @@
  * A sampled page that leaves its node and comes back within a phase
  * counts as moved back.
  *
+ * HOTSET_GO (default unset): after the fill, print "hotset: filled" and
+ * wait until a file of that name exists before the accesses and the clock
+ * start, so that a policy can be turned on with the fill's layout in place.
+ *
  * HOTSET_FLUSH_MS (default 0: never): the access thread flushes its CPU's
  * TLB that often, as bench/damon-tiered.c does and for its reason: QEMU
  * TCG sets a PTE's accessed bit only when its software TLB, which holds
@@ -357,6 +361,12 @@ int main(int argc, char **argv)
 	       cap, fast_after_fill);
 	fflush(stdout);
 
+	if (getenv("HOTSET_GO")) {
+		printf("hotset: filled\n");
+		fflush(stdout);
+		while (access(getenv("HOTSET_GO"), F_OK))
+			usleep(100000);
+	}
 	fprintf(csv, "t_s,phase,share,oracle,fast_pages,slow_pages,other_pages,moved_pages\n");
 	t0 = now();
 	vm_mark = vm_moved();

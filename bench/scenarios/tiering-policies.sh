@@ -71,6 +71,12 @@
 # exchange without a gain.  Keys W6_POLICY_ as W4's phase 0, and
 # moved_pct_min: the pages migrated per minute of the run, in % of
 # node0's pages (the target: below 1, with share_0 no lower than P0's).
+# The policy runs during the fill, which writes every page once in key
+# order, the hot keys first.
+#
+# Workload W7: W6 with the policy turned on after the fill (HOTSET_GO), so
+# that the oracle's layout is in place when it starts.  Keys W7_POLICY_
+# as W6's.
 #
 # Policies (each starts from the same state: DAMON off, NUMA balancing
 # off, reclaim demotion on, caches dropped, memory compacted):
@@ -108,7 +114,7 @@
 # node0 allocating, and what a tiered machine runs.
 #
 # Output: the workload's RESULT lines per policy (W1: POLICY_key, W2:
-# W2_POLICY_key, W4, W5, W6: Wn_POLICY_key), the policy's vmstat deltas
+# W2_POLICY_key, W4 to W7: Wn_POLICY_key), the policy's vmstat deltas
 # and kdamond CPU time, the samples of every policy in
 # /mnt/lab/tiering-policies.csv and tiering-policies-hotset.csv (plotted
 # by bench/tiering-policies.gp: bench/run.sh makes a plot per workload),
@@ -344,6 +350,62 @@ policy_on()
 			w commit $ADMIN/kdamonds/$i/state
 		done
 		;;
+	P19@*)
+		"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "$1 did not start"
+		read -r n < $ADMIN/kdamonds/nr_kdamonds
+		for ((i = 0; i < n; i++)); do
+			[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || continue
+			w "${1#P19@}" $ADMIN/kdamonds/$i/contexts/0/schemes/0/access_pattern/age/min
+			w commit $ADMIN/kdamonds/$i/state
+		done
+		;;
+	P13@*|P14@*)
+		if [ "${1%@*}" = P14 ]; then
+			DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
+				die "$1 did not start"
+		else
+			"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "$1 did not start"
+		fi
+		read -r n < $ADMIN/kdamonds/nr_kdamonds
+		for ((i = 0; i < n; i++)); do
+			s=$ADMIN/kdamonds/$i/contexts/0/schemes/0
+			[ "$(cat $s/action 2>/dev/null)" = migrate_hot ] || continue
+			w "${1#P1[34]@}" $s/access_pattern/age/min
+			w commit $ADMIN/kdamonds/$i/state
+		done
+		;;
+	P15@*|P16@*)
+		if [ "${1%@*}" = P16 ]; then
+			DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
+				die "$1 did not start"
+		else
+			"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "$1 did not start"
+		fi
+		read -r n < $ADMIN/kdamonds/nr_kdamonds
+		for ((i = 0; i < n; i++)); do
+			[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || continue
+			w $((${1#P1[56]@} * 1000)) \
+				$ADMIN/kdamonds/$i/contexts/0/monitoring_attrs/intervals/intervals_goal/max_sample_us
+			w commit $ADMIN/kdamonds/$i/state
+		done
+		;;
+	P17|P18)
+		if [ "$1" = P18 ]; then
+			DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
+				die "$1 did not start"
+		else
+			"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "$1 did not start"
+		fi
+		read -r n < $ADMIN/kdamonds/nr_kdamonds
+		for ((i = 0; i < n; i++)); do
+			s=$ADMIN/kdamonds/$i/contexts/0/schemes/0
+			[ "$(cat $s/action 2>/dev/null)" = migrate_hot ] || continue
+			w 0 $s/quotas/weights/age_permil
+			w commit $ADMIN/kdamonds/$i/state
+		done
+		;;
+	P12) DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
+		die "P12 did not start" ;;
 	*) die "no policy $1" ;;
 	esac
 }
@@ -384,7 +446,7 @@ finish()
 	local k kd_cs=0
 
 	[ -e $ADMIN/kdamonds/0/pid ] && kd_cs=$(kdamonds_cs)
-	case ${1##*_} in P8|P10*|P11) damon_tiering_state "$1" ;; esac
+	case ${1##*_} in P8|P1[0-9]*) damon_tiering_state "$1" ;; esac
 	damon_off
 	echo 0 > /proc/sys/kernel/numa_balancing
 	vmstat_snap
@@ -431,23 +493,36 @@ run_w1()
 		"$W1_PHASES" "$W1_PHASE_S" "$W1_SEED"
 }
 
-# run_w45 WORKLOAD POLICY: W4, W5 or W6 under POLICY, to RESULT lines
+# run_w45 WORKLOAD POLICY: W4, W5, W6 or W7 under POLICY, to RESULT lines
 # WORKLOAD_POLICY_key
 run_w45()
 {
 	local kb hs=(env HOTSET_FLUSH_MS="$W45_FLUSH_MS" "$HS")
 
 	echo "bench: === $1 $2 ==="
-	start "$2"
+	if [ "$1" = W7 ]; then
+		start P0
+		rm -f "$TMP/go" "$TMP/w.out"
+		hs=(env HOTSET_FLUSH_MS="$W45_FLUSH_MS" HOTSET_GO="$TMP/go" "$HS")
+		(
+			until grep -qx 'hotset: filled' "$TMP/w.out" 2>/dev/null; do
+				sleep 0.2
+			done
+			policy_on "$2"
+			touch "$TMP/go"
+		) &
+	else
+		start "$2"
+	fi
 	kb=$(node0_kb)
 	case $1 in
 	W4) run_sampled "W4_$2" "$HS_CSV" "${hs[@]}" move "${W4_MIB:-$((kb * 3 / 2 / 1024))}" \
 		"${W4_HOT_MIB:-$((kb / 2 / 1024))}" "$W4_MOVE_S" "$W4_RUN_S" ;;
 	W5) run_sampled "W5_$2" "$HS_CSV" "${hs[@]}" drift "${W5_MIB:-$((kb * 3 / 2 / 1024))}" \
 		"$W5_PERIOD_S" "$W5_RUN_S" ;;
-	W6) run_sampled "W6_$2" "$HS_CSV" "${hs[@]}" steady "${W4_MIB:-$((kb * 3 / 2 / 1024))}" \
+	W6|W7) run_sampled "$1_$2" "$HS_CSV" "${hs[@]}" steady "${W4_MIB:-$((kb * 3 / 2 / 1024))}" \
 		"${W4_HOT_MIB:-$((kb / 2 / 1024))}" "$W6_RUN_S"
-		result "W6_$2" moved_pct_min "$(awk -v m="${R[W6_$2.moved]}" -v s="$W6_RUN_S" \
+		result "$1_$2" moved_pct_min "$(awk -v m="${R[$1_$2.moved]}" -v s="$W6_RUN_S" \
 			-v p=$((kb / 4)) 'BEGIN { printf "%.2f", m * 60 / s * 100 / p }')" ;;
 	esac
 }
@@ -601,7 +676,7 @@ for wl in $WORKLOADS; do
 		done
 		w3_knobs restore
 		;;
-	W4|W5|W6)
+	W4|W5|W6|W7)
 		[ -x "$HS" ] || die "no $HS (bench/run.sh builds it)"
 		for p in $POLICIES; do run_w45 "$wl" "$p"; done
 		;;
@@ -712,21 +787,22 @@ w45_table()
 	done
 }
 
-# w6_table: W6's table, each policy's share against P0's if P0 ran
+# w6_table W6|W7: that workload's table, each policy's share against P0's
+# if P0 ran
 w6_table()
 {
 	local p n
 
 	f="%-9s %6s %6s %8s %9s %9s %9s %11s %7s\n"
 	echo
-	echo "bench: W6 (nothing changes) DRAM share of accesses (second half) over the oracle's and over P0's, pages migrated (per minute, % of node0), pages moved back; times TCG (emulated), not hardware"
+	echo "bench: $1 (nothing changes$([ "$1" = W7 ] && echo ", policy on after the fill")) DRAM share of accesses (second half) over the oracle's and over P0's, pages migrated (per minute, % of node0), pages moved back; times TCG (emulated), not hardware"
 	# shellcheck disable=SC2059
 	printf "bench: $f" policy sh/or sh/P0 moved %n0/min moved_bk promoted dmn_hot/cld kd_cpu
 	for p in $POLICIES; do
-		n=W6_$p
+		n=$1_$p
 		# shellcheck disable=SC2059
 		printf "bench: $f" "$p" "$(ratio "${R[$n.share_0]:-}" "${R[$n.oracle_0]:-}")" \
-			"$(ratio "${R[$n.share_0]:-}" "${R[W6_P0.share_0]:-}")" \
+			"$(ratio "${R[$n.share_0]:-}" "${R[$1_P0.share_0]:-}")" \
 			"${R[$n.moved]:--}" "${R[$n.moved_pct_min]:--}" "${R[$n.moved_back_pages]:--}" \
 			"${R[$n.pgpromote_success]:--}" \
 			"${R[$n.damon_migrate_hot]:--}/${R[$n.damon_migrate_cold]:--}" "${R[$n.kdamond_cpu_s]:--}"
@@ -740,4 +816,5 @@ if [ "${WORKLOADS/W3/}" != "$WORKLOADS" ]; then
 fi
 [ "${WORKLOADS/W4/}" = "$WORKLOADS" ] || w45_table W4
 [ "${WORKLOADS/W5/}" = "$WORKLOADS" ] || w45_table W5
-[ "${WORKLOADS/W6/}" = "$WORKLOADS" ] || w6_table
+[ "${WORKLOADS/W6/}" = "$WORKLOADS" ] || w6_table W6
+[ "${WORKLOADS/W7/}" = "$WORKLOADS" ] || w6_table W7

@@ -405,6 +405,10 @@ setup()
 	[ -e "$s/filters/0/allow" ] ||
 		die "no filters/0/allow: this kernel lacks DAMOS allow filters"
 	w "$8" "$s/filters/0/allow"
+	if [ "${DAMON_TIERING_FLOOR:-0}" = 1 ]; then
+		[ -e "$s/floor_nid" ] || die "no floor_nid: build with CONFIG_DAMOS_PROMOTION_FLOOR"
+		w "${10}" "$s/floor_nid"
+	fi
 }
 
 # goals FAST: "RESERVE_BP USED_GOAL FREE_GOAL APPLY_US" for fast node FAST
