@@ -149,9 +149,9 @@ for s in "${scenarios[@]}"; do
 			cp "$d/$s.lab/$s.csv" "$d/$s.csv"
 			[ -f "$REPO/bench/$s.gp" ] && plot "$s" "$d/$s.csv" "$d/$s.png"
 		fi
-		# tiering-policies' W4, W5, W6: one CSV, a plot per workload
+		# tiering-policies' W4 to W7: one CSV, a plot per workload
 		if [ -f "$d/$s.lab/$s-hotset.csv" ] && [ -f "$REPO/bench/$s.gp" ]; then
-			for wl in W4 W5 W6; do
+			for wl in W4 W5 W6 W7; do
 				awk -F, -v w="$wl" 'NR == 1 || index($1, w "_") == 1' \
 					"$d/$s.lab/$s-hotset.csv" > "$d/$s-$wl.csv"
 				[ "$(wc -l < "$d/$s-$wl.csv")" -gt 1 ] || continue

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The DRAM share of a workload's accesses over time, one line per policy,
 # from a CSV of bench/scenarios/tiering-policies.sh (bench/run.sh runs
-# this: W1's, and W4's, W5's and W6's each from the hotset CSV).
+# this: W1's, and W4's to W7's each from the hotset CSV).
 #
 #   gnuplot -c bench/tiering-policies.gp CSV PNG [WORKLOAD]
 #

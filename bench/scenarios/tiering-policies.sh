@@ -106,10 +106,9 @@
 #        in at least N (P10 alone: P10_HOT_MIN, 10) of an aggregation's 20
 #        samples, a threshold against exchanging lukewarm memory for
 #        lukewarm memory (set by a commit after damon-tiering.sh start)
-#   P11  a candidate: P8 with the promotion floor (CONFIG_DAMOS_PROMOTION_
-#        FLOOR): both schemes' floor_nid set to node0 by a commit after
-#        damon-tiering.sh start, so migrate_hot takes only regions hotter
-#        than node0's coldest memory that holds data
+#   P12  P8 with the promotion floor (DAMON_TIERING_FLOOR=1, the kernel
+#        built with CONFIG_DAMOS_PROMOTION_FLOOR): migrate_hot takes only
+#        regions hotter than node0's coldest memory that holds data
 # Reclaim demotion stays on under every policy: it is what keeps a full
 # node0 allocating, and what a tiered machine runs.
 #
@@ -125,7 +124,7 @@ BIN=$REPO/build/bench/bin/phases
 OUTDIR=${BENCH_OUT:-/mnt/lab}
 CSV=$OUTDIR/tiering-policies.csv
 W2_CSV=$OUTDIR/tiering-policies-redis.csv
-POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10}
+POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P12}
 P10_HOT_MIN=${P10_HOT_MIN:-10}
 WORKLOADS=${WORKLOADS:-W1 W2}
 W3_REGIMES=${W3_REGIMES:-uniform hotchunk}
@@ -339,71 +338,6 @@ policy_on()
 			w commit $ADMIN/kdamonds/$i/state
 		done
 		;;
-	P11)
-		"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P11 did not start"
-		read -r n < $ADMIN/kdamonds/nr_kdamonds
-		for ((i = 0; i < n; i++)); do
-			s=$ADMIN/kdamonds/$i/contexts/0/schemes/0
-			[ -e $s/floor_nid ] || die "P11: no floor_nid"
-			[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || continue
-			w $FAST $s/floor_nid
-			w commit $ADMIN/kdamonds/$i/state
-		done
-		;;
-	P19@*)
-		"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "$1 did not start"
-		read -r n < $ADMIN/kdamonds/nr_kdamonds
-		for ((i = 0; i < n; i++)); do
-			[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || continue
-			w "${1#P19@}" $ADMIN/kdamonds/$i/contexts/0/schemes/0/access_pattern/age/min
-			w commit $ADMIN/kdamonds/$i/state
-		done
-		;;
-	P13@*|P14@*)
-		if [ "${1%@*}" = P14 ]; then
-			DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
-				die "$1 did not start"
-		else
-			"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "$1 did not start"
-		fi
-		read -r n < $ADMIN/kdamonds/nr_kdamonds
-		for ((i = 0; i < n; i++)); do
-			s=$ADMIN/kdamonds/$i/contexts/0/schemes/0
-			[ "$(cat $s/action 2>/dev/null)" = migrate_hot ] || continue
-			w "${1#P1[34]@}" $s/access_pattern/age/min
-			w commit $ADMIN/kdamonds/$i/state
-		done
-		;;
-	P15@*|P16@*)
-		if [ "${1%@*}" = P16 ]; then
-			DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
-				die "$1 did not start"
-		else
-			"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "$1 did not start"
-		fi
-		read -r n < $ADMIN/kdamonds/nr_kdamonds
-		for ((i = 0; i < n; i++)); do
-			[ "$(cat $ADMIN/kdamonds/$i/state)" = on ] || continue
-			w $((${1#P1[56]@} * 1000)) \
-				$ADMIN/kdamonds/$i/contexts/0/monitoring_attrs/intervals/intervals_goal/max_sample_us
-			w commit $ADMIN/kdamonds/$i/state
-		done
-		;;
-	P17|P18)
-		if [ "$1" = P18 ]; then
-			DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
-				die "$1 did not start"
-		else
-			"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "$1 did not start"
-		fi
-		read -r n < $ADMIN/kdamonds/nr_kdamonds
-		for ((i = 0; i < n; i++)); do
-			s=$ADMIN/kdamonds/$i/contexts/0/schemes/0
-			[ "$(cat $s/action 2>/dev/null)" = migrate_hot ] || continue
-			w 0 $s/quotas/weights/age_permil
-			w commit $ADMIN/kdamonds/$i/state
-		done
-		;;
 	P12) DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
 		die "P12 did not start" ;;
 	*) die "no policy $1" ;;
@@ -446,7 +380,7 @@ finish()
 	local k kd_cs=0
 
 	[ -e $ADMIN/kdamonds/0/pid ] && kd_cs=$(kdamonds_cs)
-	case ${1##*_} in P8|P1[0-9]*) damon_tiering_state "$1" ;; esac
+	case ${1##*_} in P8|P10*|P12) damon_tiering_state "$1" ;; esac
 	damon_off
 	echo 0 > /proc/sys/kernel/numa_balancing
 	vmstat_snap

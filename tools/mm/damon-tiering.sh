@@ -41,6 +41,18 @@
 # intervals tune themselves toward 4% of the possible accesses in 3
 # aggregations, sampling every 5 ms to 1 s, an aggregation 20 samples.
 #
+# Promotion floor: with DAMON_TIERING_FLOOR=1, on a kernel built with
+# CONFIG_DAMOS_PROMOTION_FLOOR (a floor_nid file per scheme, which mainline
+# lacks; start refuses without it), both schemes' floor_nid is FAST:
+# migrate_cold publishes FAST's floor, the access rate of FAST's coldest
+# memory that holds data, and migrate_hot takes only regions above it.
+# The two kdamonds' sampling tunes itself to each node's own traffic, so
+# without it a region of SLOW accessed once in an aggregation passes
+# migrate_hot whatever FAST's coldest memory gets, and the pair exchanges
+# memory of the same access rate.  With it the pair moves far less, and
+# holds still where nothing changes, but follows a popularity that drifts
+# key by key more slowly (bench/README).
+#
 # Other kdamonds: the script touches only the kdamonds it started, which
 # it lists with their pids in $STATE (default /run/damon-tiering).  DAMON
 # sysfs removes and re-creates every kdamond directory when nr_kdamonds
@@ -83,7 +95,9 @@
 # and the goal tuner "temporal_capped", which mainline lacks
 # (CONFIG_DAMOS_TUNER_TEMPORAL_CAPPED): under mainline's "temporal" each
 # charge window would carry the node past its goals by up to 200 MiB.
-# Also /proc/zoneinfo, the nodes' memory blocks in sysfs, and for the
+# For DAMON_TIERING_FLOOR=1 only: the promotion floor
+# (CONFIG_DAMOS_PROMOTION_FLOOR), which mainline lacks too.  Also
+# /proc/zoneinfo, the nodes' memory blocks in sysfs, and for the
 # default pairs the memory tiers and node distances in sysfs.  The script
 # checks each of these and names what is missing.  Reclaim demotion
 # (/sys/kernel/mm/numa/demotion_enabled) may stay on.
@@ -356,6 +370,20 @@ shrink()
 	echo "$1" > $KDS/nr_kdamonds 2>/dev/null || true
 }
 
+# floor_of IDX: "promotion floor of nodeN" for kdamond IDX's scheme, or
+# "no promotion floor"
+floor_of()
+{
+	local n=-1
+
+	read -r n < $KDS/"$1"/contexts/0/schemes/0/floor_nid 2>/dev/null || n=-1
+	if [ "$n" = -1 ]; then
+		echo "no promotion floor"
+	else
+		echo "promotion floor of node$n"
+	fi
+}
+
 # setup IDX NID ACTION TARGET NR_MIN METRIC VALUE ALLOW APPLY_US GOAL_NID
 setup()
 {
@@ -406,7 +434,8 @@ setup()
 		die "no filters/0/allow: this kernel lacks DAMOS allow filters"
 	w "$8" "$s/filters/0/allow"
 	if [ "${DAMON_TIERING_FLOOR:-0}" = 1 ]; then
-		[ -e "$s/floor_nid" ] || die "no floor_nid: build with CONFIG_DAMOS_PROMOTION_FLOOR"
+		[ -e "$s/floor_nid" ] ||
+			die "no floor_nid: this kernel lacks CONFIG_DAMOS_PROMOTION_FLOOR"
 		w "${10}" "$s/floor_nid"
 	fi
 }
@@ -476,6 +505,10 @@ start()
 	local pairs n i free=() busy=() need nid why f s k=0 idx g out=() action
 
 	[ -d $KDS ] || die "no $KDS: DAMON sysfs (CONFIG_DAMON_SYSFS) is off"
+	case ${DAMON_TIERING_FLOOR:-} in
+	''|0|1) ;;
+	*) die "DAMON_TIERING_FLOOR is '$DAMON_TIERING_FLOOR': 0 or 1, or unset" ;;
+	esac
 	pairs=$(parse_pairs "$@") || exit 1
 	if [ -f "$STATE" ]; then
 		while read -r idx n _; do
@@ -531,7 +564,8 @@ start()
 		setup "${free[k + 1]}" "$s" migrate_hot "$f" 1 node_mem_used_bp "${g[1]}" Y \
 			"${g[3]}" "$f"
 		out+=("node$f reserve ${g[0]} bp: goals ${g[1]} bp used, ${g[2]} bp free;\
- apply interval $((g[3] / 1000)) ms; kdamonds ${free[k]} (node$f) ${free[k + 1]} (node$s)")
+ apply interval $((g[3] / 1000)) ms; kdamonds ${free[k]} (node$f) ${free[k + 1]} (node$s);\
+ $(floor_of "${free[k]}")")
 		k=$((k + 2))
 	done <<< "$pairs"
 	for ((i = 0; i < need; i++)); do
@@ -639,10 +673,11 @@ show()
 			echo $r > $KDS/"$idx"/state 2>/dev/null ||
 				echo "kdamond $idx: $r failed (another writer's command pending?)"
 		done
-		printf 'kdamond %d (pid %d): %s to node%s, goal %s %s on node%s\n' "$idx" "$pid" \
+		printf 'kdamond %d (pid %d): %s to node%s, goal %s %s on node%s, %s\n' "$idx" "$pid" \
 			"$(cat $d/action)" "$(cat $d/target_nid)" \
 			"$(cat $d/quotas/goals/0/target_metric)" \
-			"$(cat $d/quotas/goals/0/target_value)" "$(cat $d/quotas/goals/0/nid)"
+			"$(cat $d/quotas/goals/0/target_value)" "$(cat $d/quotas/goals/0/nid)" \
+			"$(floor_of "$idx")"
 		printf '  quota %d KiB per %d ms, sample %d us, aggr %d us, applied %d MiB\n' \
 			$(($(cat $d/quotas/effective_bytes) >> 10)) \
 			"$(cat $d/quotas/reset_interval_ms)" "$(cat $iv/sample_us)" \

@@ -34,8 +34,9 @@ static struct damon_ctx *damos_floor_test_ctx(struct kunit *test)
 
 	if (!c)
 		kunit_skip(test, "ctx alloc fail");
-	c->regions_score_histogram = kunit_kcalloc(test, DAMOS_MAX_SCORE + 1,
-			sizeof(*c->regions_score_histogram), GFP_KERNEL);
+	c->regions_score_histogram =
+		kunit_kcalloc(test, DAMOS_MAX_SCORE + 1,
+			      sizeof(*c->regions_score_histogram), GFP_KERNEL);
 	t = c->regions_score_histogram ? damon_new_target() : NULL;
 	if (!t) {
 		damon_destroy_ctx(c);
@@ -143,6 +144,7 @@ static struct kunit_suite damos_floor_test_suite = {
 	.name = "damos-promotion-floor",
 	.test_cases = damos_floor_test_cases,
 };
+
 kunit_test_suite(damos_floor_test_suite);
 
 #endif /* _DAMON_PROMOTION_FLOOR_TEST_H */

@@ -5,7 +5,8 @@
 # running; start, update and stop leave another user's kdamond running
 # with its configuration (one set up through sysfs, and one of damo's if
 # $DAMO names damo); every demotion pair of the machine gets its two
-# kdamonds; update follows memory that goes offline and comes back.
+# kdamonds; update follows memory that goes offline and comes back;
+# DAMON_TIERING_FLOOR=1 sets the promotion floor.
 # Needs root, DAMON sysfs with temporal_capped and a CPU-less node in a
 # lower memory tier (scripts/lab.sh); skips elsewhere.
 ADMIN=/sys/kernel/mm/damon/admin
@@ -107,7 +108,7 @@ log "tiers: $(for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
 	printf '%s=%s ' "${t##*/}" "$(cat "$t"/nodelist)"; done)"
 log "pairs: $(echo "$PAIRS" | tr ' ' : | tr '\n' ' ')"
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 
 # 1. an injected failure at each kdamond's start leaves nothing running
 # and DAMON's directories as they were
@@ -123,11 +124,18 @@ for k in $(seq 1 $nk); do
 	check $name [ "$(nr_kd)" = 0 ] || res=1
 	check $name [ ! -e "$DAMON_TIERING_STATE" ] || res=1
 done
+# and so does a DAMON_TIERING_FLOOR that is neither 0 nor 1
+out=$(DAMON_TIERING_FLOOR=2 "$TOOL" start 2>&1)
+rc=$?
+log "DAMON_TIERING_FLOOR=2: rc $rc: $out"
+check $name [ $rc != 0 ] || res=1
+check $name [ -z "$(running)" ] || res=1
+check $name [ "$(nr_kd)" = 0 ] || res=1
 [ $res = 0 ] && ok $name || fail $name
 cleanup_all
 
 # 2. every pair gets its kdamonds: migrate_cold on FAST to SLOW, migrate_hot
-# on SLOW to FAST, both with a goal on FAST
+# on SLOW to FAST, both with a goal on FAST and no promotion floor
 name=start_tiers_every_pair
 res=0
 if ! out=$("$TOOL" start 2>&1); then
@@ -154,6 +162,9 @@ else
 			check $name [ "$(cat $d/quotas/goals/0/nid)" = "$f" ] || res=1
 			check $name [ "$(cat $d/quotas/goal_tuner)" = temporal_capped ] || res=1
 			check $name [ "$(ranges "$idx")" = "$(node_ranges "$node")" ] || res=1
+			if [ -e $d/floor_nid ]; then
+				check $name [ "$(cat $d/floor_nid)" = -1 ] || res=1
+			fi
 		done
 	done <<< "$PAIRS"
 	# a second start refuses and changes nothing
@@ -368,6 +379,31 @@ else
 	$DAMO stop > /dev/null 2>&1
 	[ $res = 0 ] && ok $name || fail $name
 fi
+
+# 8. DAMON_TIERING_FLOOR=1 gives both schemes of a pair the promotion floor
+# of the pair's fast node, or, on a kernel without it, refuses to start and
+# leaves nothing running
+name=promotion_floor
+cleanup_all
+res=0
+out=$(DAMON_TIERING_FLOOR=1 "$TOOL" start 2>&1)
+rc=$?
+log "DAMON_TIERING_FLOOR=1 start: rc $rc: $out"
+if [ $rc = 0 ]; then
+	check $name [ "$(own 2 | wc -l)" = "$nk" ] || res=1
+	for idx in $(own 2); do
+		d=$KDS/$idx/contexts/0/schemes/0
+		log "kdamond $idx: $(cat $d/action), floor_nid $(cat $d/floor_nid)"
+		check $name [ "$(cat $d/floor_nid)" = "$(cat $d/quotas/goals/0/nid)" ] || res=1
+	done
+	check $name eval '"$TOOL" show | grep -q "promotion floor of node"' || res=1
+	"$TOOL" stop > /dev/null 2>&1
+else
+	check $name eval 'echo "$out" | grep -q CONFIG_DAMOS_PROMOTION_FLOOR' || res=1
+	check $name [ -z "$(running)" ] || res=1
+fi
+[ $res = 0 ] && ok $name || fail $name
+cleanup_all
 
 log "$PASS passed, $FAIL failed, $SKIP skipped"
 [ $FAIL = 0 ] || exit 1
