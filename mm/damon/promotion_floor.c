@@ -136,7 +136,8 @@ void damos_floor_publish(struct damon_ctx *c, struct damos *s)
 	    nid >= nr_node_ids || !damos_floors)
 		return;
 	si_meminfo_node(&i, nid);
-	free_sz = i.freeram << PAGE_SHIFT;
+	/* a 32-bit kernel's free highmem may pass 4 GiB */
+	free_sz = min_t(u64, (u64)i.freeram << PAGE_SHIFT, ULONG_MAX);
 	apply_us = max(s->apply_interval_us ? s->apply_interval_us :
 		       c->attrs.aggr_interval, c->attrs.sample_interval);
 
