@@ -269,8 +269,41 @@ default_pairs()
 }
 
 # kd_state IDX, kd_pid IDX, kd_nr_contexts IDX
-kd_state() { cat $KDS/"$1"/state 2>/dev/null || echo none; }
-kd_pid() { cat $KDS/"$1"/pid 2>/dev/null || echo -1; }
+# DAMON's sysfs takes its lock with a trylock for a kdamond's state and pid
+# files, and a running kdamond holds that lock for a moment at its samples:
+# a read or write of them may fail with EBUSY, and is tried again, for up
+# to a second.
+
+# kd_read IDX FILE: kdamond IDX's FILE (state or pid)
+kd_read()
+{
+	local i v
+
+	for ((i = 0; i < 100; i++)); do
+		v=$(cat $KDS/"$1"/"$2" 2>/dev/null) && { echo "$v"; return 0; }
+		[ -e $KDS/"$1"/"$2" ] || return 1
+		sleep 0.01
+	done
+	return 1
+}
+
+# kd_cmd IDX CMD: write CMD to kdamond IDX's state
+kd_cmd()
+{
+	local i err
+
+	for ((i = 0; i < 100; i++)); do
+		err=$({ echo "$2" > $KDS/"$1"/state; } 2>&1) && return 0
+		case $err in
+		*busy*) sleep 0.01 ;;
+		*) return 1 ;;
+		esac
+	done
+	return 1
+}
+
+kd_state() { kd_read "$1" state || echo none; }
+kd_pid() { kd_read "$1" pid || echo -1; }
 kd_nr_contexts() { cat $KDS/"$1"/contexts/nr_contexts 2>/dev/null || echo 0; }
 
 # kd_schemes IDX: "ACTION TARGET_NID" per scheme of kdamond IDX
@@ -347,7 +380,7 @@ release()
 				"not as $2: left alone" >&2
 			return 0
 		fi
-		echo off > $KDS/"$1"/state 2>/dev/null ||
+		kd_cmd "$1" off ||
 			echo "damon-tiering: could not turn kdamond $1 off" >&2
 	fi
 	[ "$(kd_state "$1")" = off ] || return 0
@@ -574,7 +607,7 @@ start()
 			w 4096 $KDS/"$idx"/contexts/0/targets/0/regions/0/start
 			w 0 $KDS/"$idx"/contexts/0/targets/0/regions/0/end
 		fi
-		w on $KDS/"$idx"/state
+		kd_cmd "$idx" on || die "writing 'on' to $KDS/$idx/state failed"
 		START_TAKEN[i]="$idx $(kd_pid "$idx") $action $nid"
 	done
 	{
@@ -644,8 +677,9 @@ update()
 			set_value "$sc/quotas/goals/0/target_value" "$metric" || changed=1
 			set_value "$sc/apply_interval_us" "${g[3]}" || changed=1
 			if [ $changed = 1 ]; then
-				w update_tuned_intervals $KDS/"$idx"/state
-				w commit $KDS/"$idx"/state
+				kd_cmd "$idx" update_tuned_intervals ||
+					die "kdamond $idx: update_tuned_intervals failed"
+				kd_cmd "$idx" commit || die "kdamond $idx: commit failed"
 				echo "damon-tiering: kdamond $idx (node$node): committed" \
 					"$(echo $ranges | wc -w | awk '{ print $1 / 2 }') ranges," \
 					"goal $metric bp, apply interval $((g[3] / 1000)) ms"
@@ -670,11 +704,11 @@ show()
 		fi
 		for r in update_schemes_stats update_schemes_effective_quotas \
 			update_tuned_intervals; do
-			echo $r > $KDS/"$idx"/state 2>/dev/null ||
+			kd_cmd "$idx" $r ||
 				echo "kdamond $idx: $r failed (another writer's command pending?)"
 		done
-		printf 'kdamond %d (pid %d): %s to node%s, goal %s %s on node%s, %s\n' "$idx" "$pid" \
-			"$(cat $d/action)" "$(cat $d/target_nid)" \
+		printf 'kdamond %d (pid %d): %s to node%s, goal %s %s on node%s, %s\n' \
+			"$idx" "$pid" "$(cat $d/action)" "$(cat $d/target_nid)" \
 			"$(cat $d/quotas/goals/0/target_metric)" \
 			"$(cat $d/quotas/goals/0/target_value)" "$(cat $d/quotas/goals/0/nid)" \
 			"$(floor_of "$idx")"

@@ -44,11 +44,25 @@ skip_all() { echo "1..0 # SKIP $1"; exit 4; }
 [ -d /sys/devices/virtual/memory_tiering ] || skip_all "no memory tiers"
 
 nr_kd() { cat $KDS/nr_kdamonds; }
+# kd IDX FILE: kdamond IDX's state or pid, read again for up to a second
+# while it fails: DAMON's sysfs takes its lock with a trylock for them, and
+# a running kdamond holds it for a moment at its samples
+kd() {
+	local i v
+
+	for ((i = 0; i < 100; i++)); do
+		v=$(cat $KDS/"$1"/"$2" 2>/dev/null) && { echo "$v"; return 0; }
+		sleep 0.01
+	done
+	return 1
+}
+# kd_cmd IDX CMD: CMD written to kdamond IDX's state, again while busy
+kd_cmd() { (. "$TOOL"; kd_cmd "$@"); }
 running() {	# the indexes of the running kdamonds
 	local i
 
 	for ((i = 0; i < $(nr_kd); i++)); do
-		[ "$(cat $KDS/$i/state)" = on ] && echo "$i"
+		[ "$(kd $i state)" = on ] && echo "$i"
 	done
 	return 0
 }
@@ -68,7 +82,7 @@ in_use() {
 	local i
 
 	for ((i = 0; i < $(nr_kd); i++)); do
-		[ "$(cat $KDS/$i/state)" = off ] && [ "$(cat $KDS/$i/contexts/nr_contexts)" = 0 ] ||
+		[ "$(kd $i state)" = off ] && [ "$(cat $KDS/$i/contexts/nr_contexts)" = 0 ] ||
 			echo "$i"
 	done
 	return 0
@@ -94,7 +108,7 @@ cleanup_all() {	# the test's own kdamonds: off, and none left
 	local i
 
 	"$TOOL" stop > /dev/null 2>&1
-	for i in $(running); do echo off > $KDS/"$i"/state; done
+	for i in $(running); do kd_cmd "$i" off; done
 	echo 0 > $KDS/nr_kdamonds
 }
 trap cleanup_all EXIT
@@ -154,9 +168,9 @@ else
 			log "pair $f:$s: kdamond $idx: $(cat $d/action) to $(cat $d/target_nid)," \
 				"goal $(cat $d/quotas/goals/0/target_metric)" \
 				"on node$(cat $d/quotas/goals/0/nid)," \
-				"tuner $(cat $d/quotas/goal_tuner), $(cat $KDS/$idx/state)"
+				"tuner $(cat $d/quotas/goal_tuner), $(kd $idx state)"
 			check $name [ -n "$idx" ] || { res=1; continue; }
-			check $name [ "$(cat $KDS/$idx/state)" = on ] || res=1
+			check $name [ "$(kd $idx state)" = on ] || res=1
 			check $name [ "$(cat $d/action)" = "$action" ] || res=1
 			check $name [ "$(cat $d/target_nid)" = "$nid" ] || res=1
 			check $name [ "$(cat $d/quotas/goals/0/nid)" = "$f" ] || res=1
@@ -265,7 +279,7 @@ elif [ -z "$blk" ]; then
 	skip $name "no memory block of node$SLOW goes offline or online"
 else
 	res=0
-	pid=$(cat $KDS/"$idx"/pid)
+	pid=$(kd $idx pid)
 	bs=$((0x$(cat $MEM/block_size_bytes)))
 	for st in $first $second; do
 		# a block offlined while looking for one is offline already
@@ -284,7 +298,7 @@ else
 		want=1
 		[ "${st#online}" != "$st" ] || want=0
 		check $name [ "$covered" = $want ] || res=1
-		check $name [ "$(cat $KDS/"$idx"/pid)" = "$pid" ] || res=1
+		check $name [ "$(kd $idx pid)" = "$pid" ] || res=1
 	done
 	# and an update with nothing changed commits nothing
 	out=$("$TOOL" update 2>&1) || res=1
@@ -314,8 +328,8 @@ echo "$FAST" > $c/0/schemes/0/target_nid
 echo 4294967295 > $c/0/schemes/0/access_pattern/age/min
 echo 4294967295 > $c/0/schemes/0/access_pattern/age/max
 echo 4294967295 > $c/0/schemes/0/access_pattern/nr_accesses/max
-echo on > $KDS/0/state
-pid=$(cat $KDS/0/pid)
+kd_cmd 0 on
+pid=$(kd 0 pid)
 out=$("$TOOL" start 2>&1)
 rc=$?
 log "next to a running migrate_cold to node$FAST: rc $rc: $out"
@@ -324,7 +338,7 @@ check $name eval 'echo "$out" | grep -q "kdamond 0 (pid $pid)"' || res=1
 check $name [ "$(running)" = 0 ] || res=1
 # now a stat scheme: no fight
 echo stat > $c/0/schemes/0/action
-echo commit > $KDS/0/state || { log "commit failed"; res=1; }
+kd_cmd 0 commit || { log "commit failed"; res=1; }
 conf=$(dump 0)
 for cmd in start show update stop; do
 	out=$("$TOOL" $cmd 2>&1) || { log "$cmd failed: $out"; res=1; }
@@ -333,8 +347,8 @@ for cmd in start show update stop; do
 		check $name [ "$(own 2 | sort -n | tr '\n' ' ')" = "$(seq 1 $nk | tr '\n' ' ')" \
 			] || res=1
 	fi
-	check $name [ "$(cat $KDS/0/state)" = on ] || res=1
-	check $name [ "$(cat $KDS/0/pid)" = "$pid" ] || res=1
+	check $name [ "$(kd 0 state)" = on ] || res=1
+	check $name [ "$(kd 0 pid)" = "$pid" ] || res=1
 	check $name [ "$(dump 0)" = "$conf" ] || { diff <(echo "$conf") <(dump 0) | sed \
 		's/^/# /'; res=1; }
 done
@@ -345,7 +359,7 @@ out=$(DAMON_TIERING_FAIL_ON=2 "$TOOL" start 2>&1)
 check $name [ $? != 0 ] || res=1
 check $name [ "$(running)" = 0 ] || res=1
 check $name [ "$(in_use)" = 0 ] || res=1
-check $name [ "$(cat $KDS/0/pid)" = "$pid" ] || res=1
+check $name [ "$(kd 0 pid)" = "$pid" ] || res=1
 check $name [ "$(dump 0)" = "$conf" ] || res=1
 [ $res = 0 ] && ok $name || fail $name
 cleanup_all
@@ -360,7 +374,7 @@ elif ! $DAMO start --ops paddr > /tmp/dt-damo.out 2>&1 || [ "$(running)" != 0 ];
 	fail $name
 else
 	res=0
-	pid=$(cat $KDS/0/pid)
+	pid=$(kd 0 pid)
 	conf=$(dump 0)
 	for cmd in start update show stop; do
 		out=$("$TOOL" $cmd 2>&1)
@@ -373,7 +387,7 @@ else
 		[ $cmd = start ] && { check $name eval \
 			'echo "$out" | grep -q "kdamond 0 (pid $pid)"' || res=1; }
 		check $name [ "$(running)" = 0 ] || res=1
-		check $name [ "$(cat $KDS/0/pid)" = "$pid" ] || res=1
+		check $name [ "$(kd 0 pid)" = "$pid" ] || res=1
 		check $name [ "$(dump 0)" = "$conf" ] || res=1
 	done
 	$DAMO stop > /dev/null 2>&1
