@@ -42,6 +42,8 @@
 
 #include "promotion_floor.h"
 
+#include <trace/events/damon.h>
+
 /**
  * struct damos_floor - The promotion floor of a node.
  * @rate:	Access rate of the node's coldest memory that holds data, in
@@ -124,10 +126,13 @@ static unsigned int damos_floor_nr_accesses_bp(struct damon_ctx *c,
  *
  * Does nothing unless @s is a migrate_cold scheme with a floor_nid.  The
  * floor stays fresh for two of @s's application intervals and a second.
+ * Each publication is traced (damos_promotion_floor), with the accesses per
+ * aggregation it was taken from and the node's free memory.
  */
 void damos_floor_publish(struct damon_ctx *c, struct damos *s)
 {
-	unsigned long apply_us, free_sz;
+	unsigned long apply_us, free_sz, rate;
+	unsigned int nr_accesses_bp;
 	struct damos_floor *f;
 	struct sysinfo i;
 	int nid = s->floor_nid;
@@ -141,9 +146,13 @@ void damos_floor_publish(struct damon_ctx *c, struct damos *s)
 	apply_us = max(s->apply_interval_us ? s->apply_interval_us :
 		       c->attrs.aggr_interval, c->attrs.sample_interval);
 
+	nr_accesses_bp = damos_floor_nr_accesses_bp(c, free_sz);
+	rate = damos_floor_rate(nr_accesses_bp, c->attrs.aggr_interval);
+	trace_damos_promotion_floor(nid, nr_accesses_bp, c->attrs.aggr_interval,
+				    rate, free_sz);
+
 	f = &damos_floors[nid];
-	WRITE_ONCE(f->rate, damos_floor_rate(damos_floor_nr_accesses_bp(c, free_sz),
-					     c->attrs.aggr_interval));
+	WRITE_ONCE(f->rate, rate);
 	WRITE_ONCE(f->expires, jiffies + usecs_to_jiffies(2 * apply_us) + HZ);
 	WRITE_ONCE(f->published, true);
 }
