@@ -126,8 +126,8 @@ static unsigned int damos_floor_nr_accesses_bp(struct damon_ctx *c,
  *
  * Does nothing unless @s is a migrate_cold scheme with a floor_nid.  The
  * floor stays fresh for two of @s's application intervals and a second.
- * Each publication is traced (damos_promotion_floor), with the accesses per
- * aggregation it was taken from and the node's free memory.
+ * Each publication is traced (damos_promotion_floor), with the floor's
+ * accesses per aggregation and the node's free memory.
  */
 void damos_floor_publish(struct damon_ctx *c, struct damos *s)
 {
