@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # The debug lane: the lab kernel plus configs/debug.config (KASAN, KFENCE,
 # lockdep, DEBUG_VM, UBSAN...) built in build/obj-debug, booted in the lab
-# with hot-pluggable DIMMs (lab.sh -H), running the KUnit suites, the
-# mm/tiering kselftests (knob_fuzz, hotplug) and tiering_stress.  Any
-# WARNING/BUG/KASAN/UBSAN/lockdep report in the console fails it.
+# with hot-pluggable DIMMs (lab.sh -H) and 8 CPUs (DEBUG_LAB_CPUS), running
+# the KUnit suites, the mm/tiering kselftests (knob_fuzz, hotplug) and
+# tiering_stress.  Any WARNING/BUG/KASAN/UBSAN/lockdep report in the console
+# fails it.
 #
 #   scripts/check-debug.sh        needs build/linux (make tree)
 #
 # TIERING_STRESS_SECONDS (default 300): the stress's duration.
 # DEBUG_LAB_TIMEOUT (default 10800 s): the host-side limit of the boot.
+# DEBUG_LAB_CPUS (default 8): the guest's CPUs, four per DRAM node, so that
+# per-CPU code (vmstat diffs, the period's fold, kdamonds, DAMON's sysfs
+# lock) runs on more than two CPUs at once; NR_CPUS is 512 (lab-machine).
 # Ends with "N passed, N failed, N skipped"; logs in build/check-debug/.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +57,7 @@ fi
 
 echo "== debug lab (console: build/check-debug/lab/console.log)"
 l0=$(date +%s)
-LAB_QUIET=1 "$REPO/scripts/lab.sh" -H -k "$REPO/build/obj-debug/arch/x86/boot/bzImage" \
+LAB_QUIET=1 LAB_CPUS=${DEBUG_LAB_CPUS:-8} "$REPO/scripts/lab.sh" -H -k "$REPO/build/obj-debug/arch/x86/boot/bzImage" \
 	-t "${DEBUG_LAB_TIMEOUT:-10800}" -a "hugepagesz=1G hugepages=2:1" -d "$OUT/lab" \
 	"TIERING_STRESS_SECONDS=${TIERING_STRESS_SECONDS:-300} bash $REPO/scripts/check-debug-guest.sh"
 lab_rc=$?

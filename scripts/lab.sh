@@ -4,7 +4,7 @@
 #
 #   scripts/lab.sh [-k BZIMAGE] [-t TIMEOUT_S] [-a KERNEL_ARGS] [-d LABDIR] [-i] [-H | -C] [CMD...]
 #
-# Machine: QEMU TCG, 2 CPUs.  node0 (1 GiB, CPU0) and node1 (1 GiB, CPU1) are
+# Machine: QEMU TCG, 2 CPUs (LAB_CPUS).  node0 (1 GiB, CPU0) and node1 (1 GiB, CPU1) are
 # DRAM; node2 (3 GiB, no CPU) is "CXL": HMAT gives it 3x the latency and 1/4
 # the bandwidth, so Linux puts it in a lower memory tier.  The guest's root is
 # the host's / (read-only 9p); LABDIR (writable 9p, /mnt/lab in the guest)
@@ -24,6 +24,9 @@
 # every timing either one measures.  LAB_LOCK= (empty) runs next to others.
 # LAB_NODE0_MIB (default 1024) sizes node0, for experiments on how a result
 # scales with the fast node; the rest of the machine stays as above.
+# LAB_CPUS (default 2, even) gives each socket, so node0 and node1, half of
+# that many CPUs: the debug lane boots with 8, so that per-CPU code runs on
+# more than two CPUs at once.  TCG runs them on the host's cores.
 # Exit: CMD's exit code; 124 on host-side timeout; 125 if the guest died.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +38,7 @@ INTERACTIVE=0
 HOTPLUG=0
 TWO_CXL=0
 NODE0_MIB=${LAB_NODE0_MIB:-1024} NODE1_MIB=1024 NODE2_MIB=3072
+CPUS=${LAB_CPUS:-2}
 while getopts "k:t:a:d:iHC" o; do
 	case $o in
 	k) KERNEL=$OPTARG ;;
@@ -50,6 +54,8 @@ done
 shift $((OPTIND - 1))
 [[ $NODE0_MIB =~ ^[1-9][0-9]*$ ]] && [ "$NODE0_MIB" -ge 512 ] ||
 	{ echo "lab: LAB_NODE0_MIB must be a number of MiB, 512 or more" >&2; exit 2; }
+[[ $CPUS =~ ^[1-9][0-9]*$ ]] && [ $((CPUS % 2)) = 0 ] && [ "$CPUS" -le 64 ] ||
+	{ echo "lab: LAB_CPUS must be an even number of CPUs, 2 to 64" >&2; exit 2; }
 [ $HOTPLUG = 1 ] && [ $TWO_CXL = 1 ] &&
 	{ echo "lab: -H and -C both define node3: use one of them" >&2; exit 2; }
 NODE3_MIB=0
@@ -86,7 +92,7 @@ for i in 0 1; do
 	done
 done
 QEMU=(qemu-system-x86_64 -machine pc,hmat=on -accel tcg,thread=multi -cpu max
-	-smp 2,sockets=2,cores=1,threads=1 -m ${MEM_MIB}M
+	-smp $CPUS,sockets=2,cores=$((CPUS / 2)),threads=1 -m ${MEM_MIB}M
 	-object memory-backend-ram,size=${NODE0_MIB}M,id=m0
 	-object memory-backend-ram,size=${NODE1_MIB}M,id=m1
 	-object memory-backend-ram,size=${NODE2_MIB}M,id=m2

@@ -38,6 +38,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmstat.h>
+#include <linux/workqueue.h>
 
 /* the stamp's bit 0: the folio took a hint fault in the previous scan pass */
 #define NUMA_HINT_STAMP_FAULTED	1U
@@ -48,8 +49,8 @@
  * A folio idle for longer than the stamp's range reads as a latency taken
  * modulo the range, so a share threshold / range of such folios reads as
  * hot.  Thresholds stay below 2^-NUMA_HINT_ALIAS_BITS of the range: 1/256
- * of it from 10 clock bits up (NR_CPUS 4 and more); with fewer, 2 bits of
- * threshold are kept and the share is at most 1/64.
+ * of it from 10 clock bits up (NR_CPUS 8 and more); with fewer, 2 bits of
+ * threshold are kept and the share is 1/128 (NR_CPUS 4) or 1/64 (NR_CPUS 2).
  */
 #define NUMA_HINT_ALIAS_BITS	(NUMA_HINT_CLOCK_BITS >= 10 ? 8 :	\
 				 NUMA_HINT_CLOCK_BITS - 2)
@@ -111,6 +112,15 @@ static unsigned int numa_hint_threshold_faults __read_mostly;
 
 /* serializes the knob writes that check one knob against the other */
 static DEFINE_MUTEX(numa_hint_knob_lock);
+
+/* lower-tier nodes whose adjustment period ended, for numa_hint_period_work */
+static nodemask_t numa_hint_period_pending;
+/* the promotion rate limit (pages/s) and period (ms) when a period ended */
+static unsigned long numa_hint_period_rate_limit;
+static unsigned int numa_hint_period_ms;
+
+static void numa_hint_period_workfn(struct work_struct *work);
+static DECLARE_WORK(numa_hint_period_work, numa_hint_period_workfn);
 
 static const char * const numa_hint_clock_names[] = {
 	[NUMA_HINT_CLOCK_NODE] = "node",
@@ -357,7 +367,8 @@ static unsigned int numa_hint_fold_slack(unsigned long faults,
  * @pgdat: the node
  * @item: the item
  *
- * O(online CPUs): called once per adjustment period, never per fault.
+ * O(online CPUs): called once per adjustment period from a work item, and
+ * by sysctl writes; never in a fault.
  * A CPU that folds its diff into the total between the two reads is
  * missed: a period's count is then off by less than one CPU's
  * stat_threshold, which the next period's count makes up.
@@ -379,7 +390,7 @@ static unsigned long numa_hint_node_stat_exact(struct pglist_data *pgdat,
 /**
  * numa_hint_unfolded_cpus() - online CPUs that vmstat_shepherd() skips
  *
- * O(online CPUs): called once per adjustment period.
+ * O(online CPUs): called once per adjustment period, from a work item.
  *
  * Return: the number of isolated online CPUs.
  */
@@ -539,14 +550,17 @@ static void numa_hint_match_unit(struct pglist_data *pgdat, unsigned int th)
  * @pgdat: the node
  * @rate_limit: promotion rate limit, in pages per second
  * @period: adjustment period in ms
- * @elapsed: ms since the period started
+ * @elapsed: ms since the period started, 0 if its start is unknown
  * @adjust: adjust the automatic threshold (no fixed one is set)
  *
  * Reads the node's hint faults and promotion candidates with every CPU
  * folded in, so that neither lags by what the CPUs hold: the clock's lag
  * bound for the next period (numa_hint_fold_slack()) and, if @adjust,
  * the automatic threshold (numa_hint_adjust_threshold()), at least that
- * bound, follow.  Called by the one fault that claimed the period's end.
+ * bound, follow.  A period of unknown start (a node that came online
+ * after fault-count mode was turned on has none) only sets the next
+ * period's baselines: its counts hold everything since the node came up.
+ * O(online CPUs): run by numa_hint_period_work, never in a fault.
  */
 static void numa_hint_period_end(struct pglist_data *pgdat,
 				 unsigned long rate_limit, unsigned int period,
@@ -557,6 +571,8 @@ static void numa_hint_period_end(struct pglist_data *pgdat,
 
 	faults = numa_hint_node_stat_exact(pgdat, NUMA_HINT_FAULTS_TIERING);
 	nr_cand = numa_hint_node_stat_exact(pgdat, NUMA_HINT_CANDIDATES_TIERING);
+	if (!elapsed)
+		goto baselines;
 	t = this_cpu_read(pgdat->per_cpu_nodestats->stat_threshold);
 	fold = min_t(u64, (u64)NUMA_HINT_FOLD_INTERVALS *
 		     jiffies_to_msecs(READ_ONCE(sysctl_stat_interval)), U32_MAX);
@@ -575,8 +591,66 @@ static void numa_hint_period_end(struct pglist_data *pgdat,
 		WRITE_ONCE(pgdat->nbp_fault_threshold,
 			   max(th, numa_hint_clock_slack(pgdat)));
 	}
+baselines:
 	WRITE_ONCE(pgdat->nbp_fault_th_faults, faults);
 	WRITE_ONCE(pgdat->nbp_fault_th_nr_cand, nr_cand);
+}
+
+/**
+ * numa_hint_period_workfn() - end the adjustment periods that faults claimed
+ * @work: numa_hint_period_work
+ *
+ * Ends the period (numa_hint_period_end()) of each node that
+ * numa_hint_period_claim() marked, with the rate limit and period length
+ * the claiming fault saw, outside the fault and its page table lock.
+ * Holds numa_hint_knob_lock, so that no knob write or mode change
+ * restarts a node in the middle of its period's end.  O(nodes) to find
+ * the marks, O(online CPUs) per marked node.
+ */
+static void numa_hint_period_workfn(struct work_struct *work)
+{
+	struct pglist_data *pgdat;
+	int nid;
+
+	guard(mutex)(&numa_hint_knob_lock);
+	for_each_node_mask(nid, numa_hint_period_pending) {
+		/* fully ordered: pairs with numa_hint_period_claim() */
+		if (!test_and_clear_bit(nid, numa_hint_period_pending.bits) ||
+		    !node_online(nid))
+			continue;
+		pgdat = NODE_DATA(nid);
+		numa_hint_period_end(pgdat,
+				     READ_ONCE(numa_hint_period_rate_limit),
+				     READ_ONCE(numa_hint_period_ms),
+				     READ_ONCE(pgdat->nbp_fault_elapsed),
+				     !READ_ONCE(numa_hint_threshold_faults));
+	}
+}
+
+/**
+ * numa_hint_period_claim() - have a node's ended period ended off the fault
+ * @pgdat: the node, whose period's end the caller claimed
+ * @rate_limit: promotion rate limit, in pages per second
+ * @period: adjustment period in ms
+ * @elapsed: the period's length in ms, 0 if its start is unknown
+ *
+ * Marks @pgdat and queues numa_hint_period_work, which folds every CPU's
+ * counts (O(online CPUs)) where no page table lock is held.  O(1) here: a
+ * few stores, an atomic bit set and queue_work(), once per period and
+ * node.  Until the work has run, faults use the threshold and the lag
+ * bound of the period before.
+ */
+static void numa_hint_period_claim(struct pglist_data *pgdat,
+				   unsigned long rate_limit,
+				   unsigned int period, unsigned int elapsed)
+{
+	WRITE_ONCE(pgdat->nbp_fault_elapsed, elapsed);
+	WRITE_ONCE(numa_hint_period_rate_limit, rate_limit);
+	WRITE_ONCE(numa_hint_period_ms, period);
+	/* the stores above before the mark that the work tests */
+	smp_mb__before_atomic();
+	node_set(pgdat->node_id, numa_hint_period_pending);
+	queue_work(system_unbound_wq, &numa_hint_period_work);
 }
 
 /**
@@ -586,9 +660,11 @@ static void numa_hint_period_end(struct pglist_data *pgdat,
  * @period: adjustment period in ms
  *
  * The fixed threshold if one is set, else the automatic one, adjusted
- * once per @period (numa_hint_period_end()); either at least the clock's
- * slack (numa_hint_clock_slack()).  Keeps the unit of the node's clock
- * matched to the threshold (numa_hint_unit_shift()).
+ * once per @period (numa_hint_period_end(), in a work item that the fault
+ * which finds the period over queues: numa_hint_period_claim()); either
+ * at least the clock's slack (numa_hint_clock_slack()).  Keeps the unit
+ * of the node's clock matched to the threshold (numa_hint_unit_shift()).
+ * O(1).
  *
  * Return: the threshold, in hint faults.
  */
@@ -602,7 +678,8 @@ static unsigned int numa_hint_node_threshold(struct pglist_data *pgdat,
 
 	if (now - start > period &&
 	    cmpxchg(&pgdat->nbp_fault_th_start, start, now) == start)
-		numa_hint_period_end(pgdat, rate_limit, period, now - start, !th);
+		numa_hint_period_claim(pgdat, rate_limit, period,
+				       start ? now - start : 0);
 	if (!th)
 		th = READ_ONCE(pgdat->nbp_fault_threshold) ? :
 			NUMA_HINT_MAX_THRESHOLD_FAULTS;
@@ -643,7 +720,9 @@ void numa_hint_mode_change(int old, int new)
 		WRITE_ONCE(pgdat->nbp_fault_th_nr_cand,
 			   numa_hint_node_stat_exact(pgdat,
 						     NUMA_HINT_CANDIDATES_TIERING));
-		WRITE_ONCE(pgdat->nbp_fault_th_start, jiffies_to_msecs(jiffies));
+		/* 0 would read as a period of unknown start */
+		WRITE_ONCE(pgdat->nbp_fault_th_start,
+			   jiffies_to_msecs(jiffies) ? : 1);
 		th = READ_ONCE(numa_hint_threshold_faults) ? :
 			NUMA_HINT_MAX_THRESHOLD_FAULTS;
 		numa_hint_match_unit(pgdat, max(th, numa_hint_clock_slack(pgdat)));

@@ -19,12 +19,15 @@
  * (free page frames look like the coldest memory).  A migrate_hot scheme
  * whose floor_nid is F takes a region only if the region's access rate is
  * above that floor, or if every sample of the aggregation saw it accessed
- * (its rate is then above what its sampling can show).  Rates are accesses
- * per second, so kdamonds with different intervals compare: a region's is
- * its accesses over the last aggregation interval, the floor's counts one
- * access more than its region showed, the resolution of F's sampling, so
- * that a region on S must be seen hotter than F's coldest by more than F's
- * kdamond can measure.
+ * (its rate is then above what its sampling can show).  Rates are per
+ * second: a region's is the samples that saw it accessed in the last
+ * aggregation, over the aggregation interval; the floor's counts one access
+ * more than its region showed, the resolution of F's sampling, so that a
+ * region on S must be seen hotter than F's coldest by more than F's
+ * kdamond can measure.  DAMON counts samples, not accesses, so no region's
+ * rate exceeds one per sampling interval of its own kdamond: where S's
+ * kdamond samples less often than the floor's rate, no region on S passes
+ * on its rate, only by the every-sample rule.
  *
  * Cost: the publisher walks its context's regions once per application,
  * as the quota's score histogram does, and reads F's free page count
