@@ -76,12 +76,14 @@ subsys_initcall(damos_floor_init);
  *			of an access.
  * @aggr_us:		The aggregation interval in microseconds.
  *
- * Return: the accesses per 1,000 seconds.
+ * Return: the accesses per 1,000 seconds, at most ULONG_MAX.
  */
 static unsigned long damos_floor_rate(unsigned int nr_accesses_bp,
 				      unsigned long aggr_us)
 {
-	return div64_u64((u64)nr_accesses_bp * 100000, max(aggr_us, 1UL));
+	/* past 2^32 for aggregations under 23 us: capped on 32-bit */
+	return min_t(u64, div64_u64((u64)nr_accesses_bp * 100000,
+				    max(aggr_us, 1UL)), ULONG_MAX);
 }
 
 /**
