@@ -390,10 +390,42 @@ static int kd_write_s(int k, const char *file, const char *s)
 	return write_file(p, "%s", s);
 }
 
+/*
+ * DAMON's sysfs takes its lock with a trylock for the nr_* files and state,
+ * and refuses a write with EBUSY, changing nothing, while a running kdamond
+ * holds it.  The setup writes again, every millisecond for up to 10 s (the
+ * churner takes EBUSY as an answer).
+ */
+static int damon_write_busy(const char *path, const char *val)
+{
+	int err, try = 0;
+
+	while ((err = write_file(path, "%s", val)) == -EBUSY && ++try < 10000)
+		usleep(1000);
+	return err;
+}
+
+static int kd_set(int k, const char *file, const char *fmt, unsigned long v)
+{
+	char p[256], val[32];
+
+	snprintf(p, sizeof(p), "%s/%s", kd_path[k], file);
+	snprintf(val, sizeof(val), fmt, v);
+	return damon_write_busy(p, val);
+}
+
+static int kd_set_s(int k, const char *file, const char *s)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/%s", kd_path[k], file);
+	return damon_write_busy(p, s);
+}
+
 /* kdamond 0: migrate_cold node0 -> node2; kdamond 1: migrate_hot node2 -> node0 */
 static int damon_setup2(void)
 {
-	int err = write_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", "2");
+	int err = damon_write_busy(DAMON_ADMIN "/kdamonds/nr_kdamonds", "2");
 
 	for (int k = 0; k < 2 && !err; k++) {
 		unsigned long start, end;
@@ -403,26 +435,26 @@ static int damon_setup2(void)
 			return -ENOENT;
 #define C(f)	"contexts/0/" f
 #define S(f)	"contexts/0/schemes/0/" f
-		err = kd_write_s(k, "contexts/nr_contexts", "1");
-		err = err ? : kd_write_s(k, C("operations"), "paddr");
-		err = err ? : kd_write(k, C("monitoring_attrs/intervals/sample_us"), "%lu", 2000);
-		err = err ? : kd_write(k, C("monitoring_attrs/intervals/aggr_us"), "%lu", 40000);
-		err = err ? : kd_write(k, C("monitoring_attrs/intervals/update_us"), "%lu", 400000);
-		err = err ? : kd_write(k, C("monitoring_attrs/nr_regions/max"), "%lu", 200);
-		err = err ? : kd_write(k, C("monitoring_attrs/nr_regions/min"), "%lu", 10);
-		err = err ? : kd_write_s(k, C("targets/nr_targets"), "1");
-		err = err ? : kd_write_s(k, C("targets/0/regions/nr_regions"), "1");
-		err = err ? : kd_write(k, C("targets/0/regions/0/end"), "%lu", end);
-		err = err ? : kd_write(k, C("targets/0/regions/0/start"), "%lu", start);
-		err = err ? : kd_write_s(k, C("schemes/nr_schemes"), "1");
-		err = err ? : kd_write_s(k, S("action"), k ? "migrate_hot" : "migrate_cold");
-		err = err ? : kd_write(k, S("target_nid"), "%lu", k ? FAST_NODE : SLOW_NODE);
-		err = err ? : kd_write(k, S("access_pattern/sz/max"), "%lu", end - start);
-		err = err ? : kd_write(k, S("access_pattern/nr_accesses/min"), "%lu", k ? 1 : 0);
-		err = err ? : kd_write(k, S("access_pattern/nr_accesses/max"), "%lu", k ? 1000 : 0);
-		err = err ? : kd_write(k, S("access_pattern/age/min"), "%lu", k ? 0 : 5);
-		err = err ? : kd_write(k, S("access_pattern/age/max"), "%lu", 4000000000UL);
-		err = err ? : kd_write_s(k, "state", "on");
+		err = kd_set_s(k, "contexts/nr_contexts", "1");
+		err = err ? : kd_set_s(k, C("operations"), "paddr");
+		err = err ? : kd_set(k, C("monitoring_attrs/intervals/sample_us"), "%lu", 2000);
+		err = err ? : kd_set(k, C("monitoring_attrs/intervals/aggr_us"), "%lu", 40000);
+		err = err ? : kd_set(k, C("monitoring_attrs/intervals/update_us"), "%lu", 400000);
+		err = err ? : kd_set(k, C("monitoring_attrs/nr_regions/max"), "%lu", 200);
+		err = err ? : kd_set(k, C("monitoring_attrs/nr_regions/min"), "%lu", 10);
+		err = err ? : kd_set_s(k, C("targets/nr_targets"), "1");
+		err = err ? : kd_set_s(k, C("targets/0/regions/nr_regions"), "1");
+		err = err ? : kd_set(k, C("targets/0/regions/0/end"), "%lu", end);
+		err = err ? : kd_set(k, C("targets/0/regions/0/start"), "%lu", start);
+		err = err ? : kd_set_s(k, C("schemes/nr_schemes"), "1");
+		err = err ? : kd_set_s(k, S("action"), k ? "migrate_hot" : "migrate_cold");
+		err = err ? : kd_set(k, S("target_nid"), "%lu", k ? FAST_NODE : SLOW_NODE);
+		err = err ? : kd_set(k, S("access_pattern/sz/max"), "%lu", end - start);
+		err = err ? : kd_set(k, S("access_pattern/nr_accesses/min"), "%lu", k ? 1 : 0);
+		err = err ? : kd_set(k, S("access_pattern/nr_accesses/max"), "%lu", k ? 1000 : 0);
+		err = err ? : kd_set(k, S("access_pattern/age/min"), "%lu", k ? 0 : 5);
+		err = err ? : kd_set(k, S("access_pattern/age/max"), "%lu", 4000000000UL);
+		err = err ? : kd_set_s(k, "state", "on");
 #undef C
 #undef S
 	}
@@ -439,9 +471,9 @@ static void damon_stop2(void)
 
 		snprintf(p, sizeof(p), "%s/state", kd_path[k]);
 		if (read_file(p, state, sizeof(state)) > 0 && !strncmp(state, "on", 2))
-			write_file(p, "off");
+			damon_write_busy(p, "off");
 	}
-	write_file(DAMON_ADMIN "/kdamonds/nr_kdamonds", "0");
+	damon_write_busy(DAMON_ADMIN "/kdamonds/nr_kdamonds", "0");
 }
 
 /* ---- the churner ---- */
