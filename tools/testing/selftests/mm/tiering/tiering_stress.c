@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -367,6 +368,17 @@ static void pressure(void)
 		sleep(1);
 	}
 	_exit(0);
+}
+
+/*
+ * A child that outlives a test stopped by a failed assertion would hold
+ * the output pipe open and keep the runner waiting: it dies with its parent.
+ */
+static void die_with_parent(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(0);
 }
 
 /* ---- two kdamonds ---- */
@@ -837,13 +849,17 @@ TEST_F_TIMEOUT(stress, integrity, 7200)
 	for (int t = 0; t < NR_VTYPES; t++) {
 		vpid[t] = fork();
 		ASSERT_GE(vpid[t], 0);
-		if (!vpid[t])
+		if (!vpid[t]) {
+			die_with_parent();
 			verifier(t);
+		}
 	}
 	ppid = fork();
 	ASSERT_GE(ppid, 0);
-	if (!ppid)
+	if (!ppid) {
+		die_with_parent();
 		pressure();
+	}
 
 	ASSERT_EQ(write_file(NB, "2"), 0);
 	ASSERT_EQ(damon_setup2(), 0);
