@@ -628,7 +628,7 @@ static void numa_hint_period_workfn(struct work_struct *work)
 }
 
 /**
- * numa_hint_period_claim() - have a node's ended period ended off the fault
+ * numa_hint_period_claim() - hand a node's period end to the work item
  * @pgdat: the node, whose period's end the caller claimed
  * @rate_limit: promotion rate limit, in pages per second
  * @period: adjustment period in ms
