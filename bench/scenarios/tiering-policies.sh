@@ -95,8 +95,10 @@
 #   P8   the series' recommended setup: tools/mm/damon-tiering.sh (P5 with
 #        its goals moved by node0's reserve, its apply interval the time
 #        the quota's rate takes to cross the gap between them)
-#   P9   mainline's PULL/PUSH pair (7.2, node_eligible_mem_bp's cover
-#        letter, its published values): one paddr kdamond over node0 and
+#   P9   mainline's PULL/PUSH pair, a bandwidth split (7.2,
+#        node_eligible_mem_bp's cover letter, its published values: 60% of
+#        the hot memory on node0 and 40% on node2 by design, so not
+#        capacity tiering): one paddr kdamond over node0 and
 #        node2, two migrate_hot schemes on regions with any access, each
 #        kept to its source node by allow addr filters: PULL to node0 with
 #        a node_eligible_mem_bp goal of 6000 on node0, PUSH to node2 with
@@ -109,6 +111,11 @@
 #   P12  P8 with the promotion floor (DAMON_TIERING_FLOOR=1, the kernel
 #        built with CONFIG_DAMOS_PROMOTION_FLOOR): migrate_hot takes only
 #        regions hotter than node0's coldest memory that holds data
+#   P13  mainline's capacity recipe in one context: P5's two schemes
+#        (mem_tier.sh's goals and access patterns, young filters, the
+#        "temporal" tuner) in one paddr kdamond over node0 and node2,
+#        each kept to its source node by reject addr filters on the
+#        other node's memory, with P9's intervals auto-tuning
 # Reclaim demotion stays on under every policy: it is what keeps a full
 # node0 allocating, and what a tiered machine runs.
 #
@@ -238,44 +245,66 @@ recipe()
 	done
 }
 
-# pull_push_scheme S TARGET_NID GOAL_NID GOAL_BP SRC_NID: scheme S of
-# kdamond 0's context is P9's migrate_hot to TARGET_NID on the memory of
-# SRC_NID (an allow addr filter per range), tuned toward a
-# node_eligible_mem_bp goal of GOAL_BP on GOAL_NID
-pull_push_scheme()
+# ctx_scheme S ACTION TARGET_NID NR_MIN NR_MAX METRIC VALUE GOAL_NID:
+# scheme S of kdamond 0's context runs ACTION to TARGET_NID once a
+# second on regions with NR_MIN to NR_MAX accesses, within 200 MiB per
+# second tuned by "temporal" toward METRIC of GOAL_NID at VALUE
+ctx_scheme()
 {
-	local s=$ADMIN/kdamonds/0/contexts/0/schemes/$1 f=0 start end ranges
+	local s=$ADMIN/kdamonds/0/contexts/0/schemes/$1
 
-	w migrate_hot "$s/action"
-	w "$2" "$s/target_nid"
+	w "$2" "$s/action"
+	w "$3" "$s/target_nid"
 	w 1000000 "$s/apply_interval_us"
 	w 0 "$s/access_pattern/sz/min"
 	w $ULONG_MAX "$s/access_pattern/sz/max"
-	w $UINT_MAX "$s/access_pattern/nr_accesses/max"
-	w 1 "$s/access_pattern/nr_accesses/min"
+	w "$5" "$s/access_pattern/nr_accesses/max"
+	w "$4" "$s/access_pattern/nr_accesses/min"
 	w 0 "$s/access_pattern/age/min"
 	w $UINT_MAX "$s/access_pattern/age/max"
 	w 1000 "$s/quotas/reset_interval_ms"
 	w $((200 << 20)) "$s/quotas/bytes"
 	w temporal "$s/quotas/goal_tuner"
 	w 1 "$s/quotas/goals/nr_goals"
-	w node_eligible_mem_bp "$s/quotas/goals/0/target_metric"
-	w "$4" "$s/quotas/goals/0/target_value"
-	w "$3" "$s/quotas/goals/0/nid"
-	ranges=$(node_ranges "$5")
-	w "$(echo "$ranges" | wc -l)" "$s/filters/nr_filters"
+	w "$6" "$s/quotas/goals/0/target_metric"
+	w "$7" "$s/quotas/goals/0/target_value"
+	w "$8" "$s/quotas/goals/0/nid"
+}
+
+# addr_filters S ALLOW NID [EXTRA]: scheme S of kdamond 0's context gets
+# an addr filter per range of NID's memory, allowing it (ALLOW=Y) or
+# rejecting it (N), and room for EXTRA (default 0) filters after them
+addr_filters()
+{
+	local s=$ADMIN/kdamonds/0/contexts/0/schemes/$1 f=0 start end ranges
+
+	ranges=$(node_ranges "$3")
+	w $(($(echo "$ranges" | wc -l) + ${4:-0})) "$s/filters/nr_filters"
 	while read -r start end; do
 		w addr "$s/filters/$f/type"
 		w Y "$s/filters/$f/matching"
-		w Y "$s/filters/$f/allow"
+		w "$2" "$s/filters/$f/allow"
 		w "$start" "$s/filters/$f/addr_start"
 		w "$end" "$s/filters/$f/addr_end"
 		f=$((f + 1))
 	done <<< "$ranges"
 }
 
-# pull_push: P9, one kdamond over node0's and node2's memory
-pull_push()
+# pull_push_scheme S TARGET_NID GOAL_NID GOAL_BP SRC_NID: scheme S of
+# kdamond 0's context is P9's migrate_hot to TARGET_NID on the memory of
+# SRC_NID (an allow addr filter per range), tuned toward a
+# node_eligible_mem_bp goal of GOAL_BP on GOAL_NID
+pull_push_scheme()
+{
+	ctx_scheme "$1" migrate_hot "$2" 1 $UINT_MAX node_eligible_mem_bp "$4" "$3"
+	addr_filters "$1" Y "$5"
+}
+
+# one_kdamond: kdamond 0, the only one, monitors node0's and node2's
+# memory in one context of two schemes (left for the caller to set),
+# with intervals auto-tuning (4% of the possible accesses in 3
+# aggregations, sampling every 5 ms to 10 s)
+one_kdamond()
 {
 	local ctx=$ADMIN/kdamonds/0/contexts/0 iv=$ADMIN/kdamonds/0/contexts/0/monitoring_attrs/intervals
 
@@ -290,8 +319,42 @@ pull_push()
 	w 10000000 "$iv/intervals_goal/max_sample_us"
 	node_target "$ctx" $FAST $SLOW
 	w 2 "$ctx/schemes/nr_schemes"
+}
+
+# pull_push: P9
+pull_push()
+{
+	one_kdamond
 	pull_push_scheme 0 $FAST $FAST 6000 $SLOW
 	pull_push_scheme 1 $SLOW $SLOW 4000 $FAST
+	w on $ADMIN/kdamonds/0/state
+}
+
+# one_context_scheme S ACTION TARGET_NID NR_MIN NR_MAX METRIC VALUE
+# YOUNG_ALLOW OTHER_NID: scheme S of kdamond 0's context is P13's ACTION
+# to TARGET_NID (ctx_scheme, the goal on node0), kept off OTHER_NID's
+# memory by a reject addr filter per range, then young pages allowed
+# (YOUNG_ALLOW=Y) or rejected (N).  Reject filters, not allow ones: a
+# core filter that allows a region skips the page filters, the young one
+# included.
+one_context_scheme()
+{
+	local s=$ADMIN/kdamonds/0/contexts/0/schemes/$1 f
+
+	ctx_scheme "$1" "$2" "$3" "$4" "$5" "$6" "$7" $FAST
+	addr_filters "$1" N "$9" 1
+	f=$(($(cat "$s/filters/nr_filters") - 1))
+	w young "$s/filters/$f/type"
+	w Y "$s/filters/$f/matching"
+	w "$8" "$s/filters/$f/allow"
+}
+
+# one_context: P13, P5's two schemes in one kdamond
+one_context()
+{
+	one_kdamond
+	one_context_scheme 0 migrate_cold $SLOW 0 0 node_mem_free_bp 50 N $SLOW
+	one_context_scheme 1 migrate_hot $FAST 1 $UINT_MAX node_mem_used_bp 9970 Y $FAST
 	w on $ADMIN/kdamonds/0/state
 }
 
@@ -326,6 +389,7 @@ policy_on()
 		;;
 	P8) "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P8 did not start" ;;
 	P9) pull_push ;;
+	P13) one_context ;;
 	P10|P10@*)
 		"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P10 did not start"
 		m=${1#P10@}

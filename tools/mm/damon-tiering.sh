@@ -3,43 +3,48 @@
 #
 # Self-tuned DAMON memory tiering between fast nodes and slow ones.
 #
-#   damon-tiering.sh start [FAST:SLOW...]     (or: start FAST SLOW)
+#   damon-tiering.sh start [FAST:SLOW[,SLOW...]...]     (or: start FAST SLOW)
 #   damon-tiering.sh update
 #   damon-tiering.sh stop
 #   damon-tiering.sh show
 #
-# Pairs: with no argument, start tiers every pair of the kernel's demotion
-# targets.  6.12 does not show those in sysfs, so the script derives them
-# as mm/memory-tiers.c establishes them: a node with memory in any memory
-# tier but the slowest (/sys/devices/virtual/memory_tiering/memory_tierN/
-# nodelist, a lower N a faster tier) demotes to the nodes with memory of
-# the next tier at the least distance from it (/sys/devices/system/node/
-# nodeN/distance).  A slow node that several nodes demote to is paired
-# with one of them: its best initiator (nodeS/access0/initiators/, from
-# the ACPI HMAT), else the nearest, else the lowest numbered; a fast node
-# is paired with its first slow node only.  FAST:SLOW arguments name the
-# pairs instead.  No node may be in two pairs.
+# Pairs: with no argument, start tiers every fast node of the kernel's
+# demotion with its slow nodes.  6.12 does not show demotion targets in
+# sysfs, so the script derives them as mm/memory-tiers.c establishes
+# them: a node with memory in any memory tier but the slowest
+# (/sys/devices/virtual/memory_tiering/memory_tierN/nodelist, a lower N a
+# faster tier) demotes to the nodes with memory of the next tier at the
+# least distance from it (/sys/devices/system/node/nodeN/distance).  Each
+# node with memory in a lower tier is the slow node of one node of the
+# tier above: its best initiator (nodeS/access0/initiators/, from the
+# ACPI HMAT), else the nearest, else the lowest numbered.  A fast node
+# with several slow nodes promotes from all of them, and demotes to one
+# node, TARGET: where memory-tiers.c would demote (of several at the same
+# least distance, among which the kernel picks at random per page, its
+# first slow node, else the lowest numbered).  FAST:SLOW,SLOW... names
+# them instead, the first SLOW the target.  No node may be in two pairs.
 #
-# start: per pair two kdamonds through /sys/kernel/mm/damon/admin.  One
-# monitors FAST and migrate_cold moves its regions, the least accessed
-# first, pages not young, to SLOW; the other monitors SLOW and migrate_hot
-# moves its regions with accesses, the most accessed first, young pages
-# only, to FAST.  Both schemes act within 200 MiB per second and are tuned
-# by the "temporal_capped" goal tuner toward goals on FAST's memory:
-# migrate_hot while FAST is used below 99.7% less R, migrate_cold while
-# less than 0.5% plus R of it is free.  R is the memory FAST keeps free
-# from migrations, which allocate without reclaim: per zone its high
-# watermark plus its largest lowmem reserve, in basis points of its
-# managed pages (/proc/zoneinfo).  Goals that ignore R would sit inside it
-# on a small node (0.5% free is below the reserve of a 1 GiB node), and
-# migrate_cold would never run.  The schemes' apply interval is the time
-# 200 MiB/s takes to move the 0.2% of FAST between the two goals (at least
-# 1 ms, at most 1 s), so that an application moves about what is left to
-# a goal.  DAMON applies a scheme at most once per sampling interval: a
-# kdamond whose sampling has tuned itself longer applies at every sample,
-# each time moving at most what is left to its goal.  Monitoring
-# intervals tune themselves toward 4% of the possible accesses in 3
-# aggregations, sampling every 5 ms to 1 s, an aggregation 20 samples.
+# start: per fast node two kdamonds through /sys/kernel/mm/damon/admin.
+# One monitors FAST and migrate_cold moves its regions, the least
+# accessed first, pages not young, to TARGET; the other monitors FAST's
+# slow nodes and migrate_hot moves their regions with accesses, the most
+# accessed first, young pages only, to FAST.  Both schemes act within 200
+# MiB per second and are tuned by the "temporal_capped" goal tuner toward
+# goals on FAST's memory: migrate_hot while FAST is used below 99.7% less
+# R, migrate_cold while less than 0.5% plus R of it is free.  R is the
+# memory FAST keeps free from migrations, which allocate without reclaim:
+# per zone its high watermark plus its largest lowmem reserve, in basis
+# points of its managed pages (/proc/zoneinfo).  Goals that ignore R would
+# sit inside it on a small node (0.5% free is below the reserve of a 1
+# GiB node), and migrate_cold would never run.  The schemes' apply
+# interval is the time 200 MiB/s takes to move the 0.2% of FAST between
+# the two goals (at least 1 ms, at most 1 s), so that an application
+# moves about what is left to a goal.  DAMON applies a scheme at most once
+# per sampling interval: a kdamond whose sampling has tuned itself longer
+# applies at every sample, each time moving at most what is left to its
+# goal.  Monitoring intervals tune themselves toward 4% of the possible
+# accesses in 3 aggregations, sampling every 5 ms to 1 s, an aggregation
+# 20 samples.
 #
 # Promotion floor: with DAMON_TIERING_FLOOR=1, on a kernel built with
 # CONFIG_DAMOS_PROMOTION_FLOOR (a floor_nid file per scheme, which mainline
@@ -54,20 +59,29 @@
 # key by key more slowly (bench/README).
 #
 # Other kdamonds: the script touches only the kdamonds it started, which
-# it lists with their pids in $STATE (default /run/damon-tiering).  DAMON
-# sysfs removes and re-creates every kdamond directory when nr_kdamonds
-# is written, and refuses that (EBUSY) while any kdamond runs.  So start
-# takes free kdamond directories (off, no context) where there are
-# enough, and otherwise grows nr_kdamonds, but only while no kdamond runs
-# and no other kdamond directory holds a context.  It refuses, naming the
-# kdamond in the way, when one is, and when a running kdamond has a
-# migrate_hot or migrate_cold scheme that moves to or monitors one of its
-# nodes, since the two would fight.  start either starts all of its
-# kdamonds or, on any failure, turns off and empties the ones it took and
-# shrinks nr_kdamonds back as stop does.  stop turns off and empties
-# (nr_contexts 0) the kdamonds $STATE names that run with the recorded pid
-# (or are off and still hold their schemes), and writes nr_kdamonds back
-# to what it was only if start grew it and no directory is in use.
+# it lists in $STATE (default /run/damon-tiering) with their pids and a
+# checksum of the configuration it wrote.  DAMON sysfs removes and
+# re-creates every kdamond directory when nr_kdamonds is written, and
+# refuses that (EBUSY) while any kdamond runs.  So start takes free
+# kdamond directories (off, no context), then ones that are off but hold
+# a context (a kdamond that is off runs nothing; damo stop leaves its
+# kdamond so), saying which it replaces, and where those are too few it
+# grows nr_kdamonds, but only while no kdamond runs.  It never stops or
+# empties a running kdamond.  It refuses, naming the kdamond in the way,
+# when one is, and when a running kdamond has a migrate_hot or
+# migrate_cold scheme that moves to or monitors one of its nodes, since
+# the two would fight.  start either starts all of its kdamonds or, on
+# any failure, turns off and empties the ones it took and shrinks
+# nr_kdamonds back as stop does.  stop turns off the kdamonds $STATE names
+# that run with the recorded pid, empties (nr_contexts 0) those whose
+# configuration is still the one the script wrote, leaves the others as
+# they are, and writes nr_kdamonds back to what it was only if start grew
+# it and no directory is in use.
+#
+# Busy sysfs: DAMON's sysfs takes its lock with a trylock to write a
+# kdamond's state and every nr_* file, and to read state and pid, and
+# each running kdamond takes that lock at each of its samples: such a
+# write or read refused busy (EBUSY) is tried again, every 10 ms.
 #
 # update: for the pairs started, take the nodes' memory blocks as they
 # are now (after onlining or offlining memory: dax/kmem, memory hotplug)
@@ -77,14 +91,20 @@
 # that its tuned intervals carry on).  show: per kdamond of the script
 # its node, goal, effective quota, tuned intervals and what it moved.
 #
-# Waits: a command written to a kdamond's state file, other than on and
-# off, returns once the kdamond has served it: update_schemes_stats,
-# update_schemes_effective_quotas and update_tuned_intervals at its next
-# sample, commit at its next aggregation: each waits up to a sampling
-# interval, or an aggregation of 20, plus the kdamond's work in it.  The
-# samples are bounded to 1 s for that: show, three commands a kdamond,
-# took 26 s for four kdamonds sampling every 0.6-1 s in the lab (QEMU
-# TCG); update waits about 20 s more per kdamond it commits.
+# Waits: no command waits longer than 30 s in all.  It waits for another
+# damon-tiering.sh that holds $STATE.lock and for the kernel (busy sysfs
+# files, kdamonds serving commands) 25 s at most, 5 s of that for the
+# lock, and undoing a failed start or releasing kdamonds may wait 5 s
+# more.  A command written to a kdamond's state file, other than on and
+# off, returns once the kdamond has served it, and the kernel waits for
+# that without a limit: update_schemes_stats,
+# update_schemes_effective_quotas and update_tuned_intervals at the next
+# sample (at most 1 s: the samples are bounded to that), commit at the
+# end of the aggregation (20 samples).  The script asks for one only when
+# its longest wait fits in what is left of the 25 s: show then says which
+# values it could not refresh, and update names the kdamonds it did not
+# commit (their sysfs files hold the new values; update again commits
+# them).
 #
 # Needs: bash, awk, flock; DAMON sysfs with paddr (CONFIG_DAMON_SYSFS,
 # CONFIG_DAMON_PADDR), its migrate_hot and migrate_cold actions and young
@@ -114,6 +134,21 @@ MIN_SAMPLE_US=5000 MAX_SAMPLE_US=1000000
 STATE=${DAMON_TIERING_STATE:-/run/damon-tiering}
 NODES=/sys/devices/system/node
 
+# Waits: no command waits longer than 30 s in all.  WAITED_US counts the
+# time a command has waited for the kernel (busy sysfs files, kdamonds
+# serving commands); its work waits no more once WAITED_US reaches
+# WAIT_US, 25 s, and undoing a failed start or releasing kdamonds may
+# wait 5 s more.
+now_us() { echo "${EPOCHREALTIME/./}"; }
+WAITED_US=0 WAIT_US=25000000
+# grace: let the undoing and releasing wait 5 s more
+grace() { WAIT_US=$((WAITED_US > WAIT_US ? WAITED_US : WAIT_US)); WAIT_US=$((WAIT_US + 5000000)); }
+# waited T0: add the time since T0 (now_us) to WAITED_US
+waited() { WAITED_US=$((WAITED_US + $(now_us) - $1)); }
+# fits US: a wait of US, and a second of the kdamond's work, fits in
+# what is left to wait
+fits() { [ $((WAITED_US + $1 + 1000000)) -le "$WAIT_US" ]; }
+
 # die and w: the sourcing script's own, if it has them
 declare -F die > /dev/null || die()
 {
@@ -121,9 +156,31 @@ declare -F die > /dev/null || die()
 	exit 1
 }
 
+# try_w VALUE FILE: write VALUE to FILE; 1 on failure.  DAMON's sysfs
+# takes its lock with a trylock to write a kdamond's state and any nr_*
+# file (nr_kdamonds, nr_contexts, nr_targets, nr_regions, nr_schemes,
+# nr_goals, nr_filters), and every running kdamond takes that lock at
+# each of its samples: a write refused busy (EBUSY) is tried again until
+# the deadline.
+try_w()
+{
+	local err t
+
+	while ! err=$({ echo "$1" > "$2"; } 2>&1); do
+		case $err in
+		*busy*) fits 0 || return 1
+			t=$(now_us)
+			sleep 0.01
+			waited "$t" ;;
+		*) return 1 ;;
+		esac
+	done
+	return 0
+}
+
 declare -F w > /dev/null || w()
 {
-	echo "$1" > "$2" 2>/dev/null || die "writing '$1' to $2 failed"
+	try_w "$1" "$2" || die "writing '$1' to $2 failed"
 }
 
 # node_ranges NID: "start end" per run of contiguous online memory blocks
@@ -148,8 +205,19 @@ node_ranges()
 	done
 }
 
+# nodes_ranges NID...: node_ranges of every NID, in the order of their
+# addresses
+nodes_ranges()
+{
+	local n
+
+	for n in "$@"; do
+		node_ranges "$n"
+	done | sort -n
+}
+
 # node_target CTX NID...: the one target of context directory CTX covers the
-# memory of the nodes NID..., given in the order of their addresses
+# memory of the nodes NID...
 node_target()
 {
 	local i=0 start end ranges n
@@ -157,7 +225,7 @@ node_target()
 	for n in "${@:2}"; do
 		[ -n "$(node_ranges "$n")" ] || die "node$n has no memory blocks online"
 	done
-	ranges=$(for n in "${@:2}"; do node_ranges "$n"; done)
+	ranges=$(nodes_ranges "${@:2}")
 	w 1 "$1/targets/nr_targets"
 	w "$(echo "$ranges" | wc -l)" "$1/targets/0/regions/nr_regions"
 	while read -r start end; do
@@ -216,10 +284,17 @@ distance()
 	echo "${d[$2]}"
 }
 
-# default_pairs: "FAST SLOW" per pair of the kernel's demotion targets
-default_pairs()
+# default_groups: "FAST TARGET SLOW..." per fast node of the kernel's
+# demotion: every node with memory in a tier below the fastest is the
+# slow node of one node of the tier above (its initiator, else the
+# nearest, else the lowest numbered), and TARGET is where FAST demotes:
+# of the nodes of the next tier at the least distance from FAST (the
+# ones mm/memory-tiers.c prefers), one of FAST's slow nodes, else the
+# first
+default_groups()
 {
-	local tiers=() t i f s nodes best d cand=() pairs=() used=" " init
+	local tiers=() t i f s nodes best init d pref target
+	local -A slow=()
 
 	[ -d /sys/devices/virtual/memory_tiering ] ||
 		die "no /sys/devices/virtual/memory_tiering: name the pairs FAST:SLOW"
@@ -231,75 +306,73 @@ default_pairs()
 			has_memory "$i" && echo "$i"; done)
 		[ -n "$nodes" ] && tiers+=("$(echo $nodes)")
 	done
-	# every demotion: FAST to the nodes of the next tier at the least distance
 	for ((t = 0; t + 1 < ${#tiers[@]}; t++)); do
+		# each slow node's fast node: its initiator, else the nearest
+		for s in ${tiers[t + 1]}; do
+			best='' init=''
+			for f in ${tiers[t]}; do
+				if [ -e $NODES/node"$s"/access0/initiators/node"$f" ]; then
+					[ -n "$init" ] || { init=$f; best=$f; }
+				elif [ -z "$init" ]; then
+					{ [ -z "$best" ] || [ "$(distance "$f" "$s")" -lt \
+						"$(distance "$best" "$s")" ]; } && best=$f
+				fi
+			done
+			slow[$best]="${slow[$best]:-} $s"
+		done
 		for f in ${tiers[t]}; do
-			best=
+			[ -n "${slow[$f]:-}" ] || continue
+			best='' pref=''
 			for s in ${tiers[t + 1]}; do
 				d=$(distance "$f" "$s")
-				[ -z "$best" ] || [ "$d" -lt "$best" ] && best=$d
+				if [ -z "$best" ] || [ "$d" -lt "$best" ]; then
+					best=$d pref=$s
+				elif [ "$d" = "$best" ]; then
+					pref="$pref $s"
+				fi
 			done
-			for s in ${tiers[t + 1]}; do
-				[ "$(distance "$f" "$s")" = "$best" ] && cand+=("$f $s")
+			target=
+			for s in $pref; do
+				case " ${slow[$f]} " in *" $s "*) target=$s; break ;; esac
 			done
+			echo "$f ${target:-${pref%% *}}${slow[$f]}"
 		done
-	done
-	# one fast node per slow node: its initiator, else the nearest
-	for s in $(printf '%s\n' "${cand[@]}" | awk '{ print $2 }' | sort -nu); do
-		best= init=
-		for f in $(printf '%s\n' "${cand[@]}" | awk -v s="$s" '$2 == s { print $1 }' | \
-			sort -n); do
-			if [ -e $NODES/node"$s"/access0/initiators/node"$f" ]; then
-				[ -n "$init" ] || { init=$f; best=$f; }
-			elif [ -z "$init" ]; then
-				{ [ -z "$best" ] || [ "$(distance "$f" "$s")" -lt \
-					"$(distance "$best" "$s")" ]; } &&
-					best=$f
-			fi
-		done
-		pairs+=("$best $s")
-	done
-	# a fast node paired with its first slow node only
-	for i in "${pairs[@]}"; do
-		f=${i% *}
-		case $used in *" $f "*) continue ;; esac
-		used="$used$f "
-		echo "$i"
 	done
 }
 
 # kd_state IDX, kd_pid IDX, kd_nr_contexts IDX
 # DAMON's sysfs takes its lock with a trylock for a kdamond's state and pid
-# files, and a running kdamond holds that lock for a moment at its samples:
-# a read or write of them may fail with EBUSY, and is tried again, for up
-# to a second.
+# files too: a read of them that fails busy is tried again until the
+# deadline.
 
 # kd_read IDX FILE: kdamond IDX's FILE (state or pid)
 kd_read()
 {
-	local i v
+	local v
 
-	for ((i = 0; i < 100; i++)); do
-		v=$(cat $KDS/"$1"/"$2" 2>/dev/null) && { echo "$v"; return 0; }
+	until v=$(cat $KDS/"$1"/"$2" 2>/dev/null); do
 		[ -e $KDS/"$1"/"$2" ] || return 1
+		fits 0 || return 1
 		sleep 0.01
+		WAITED_US=$((WAITED_US + 10000))
 	done
-	return 1
+	echo "$v"
 }
 
-# kd_cmd IDX CMD: write CMD to kdamond IDX's state
+# kd_cmd IDX CMD: write CMD to kdamond IDX's state.  A command other than
+# on and off returns once the kdamond has served it, which the kernel
+# waits for without a limit: at its next sample, or for commit at the end
+# of its aggregation.  The caller checks that the wait fits (fits).
 kd_cmd()
 {
-	local i err
+	local t w0=$WAITED_US rc
 
-	for ((i = 0; i < 100; i++)); do
-		err=$({ echo "$2" > $KDS/"$1"/state; } 2>&1) && return 0
-		case $err in
-		*busy*) sleep 0.01 ;;
-		*) return 1 ;;
-		esac
-	done
-	return 1
+	t=$(now_us)
+	try_w "$2" $KDS/"$1"/state
+	rc=$?
+	WAITED_US=$w0
+	waited "$t"
+	return $rc
 }
 
 kd_state() { kd_read "$1" state || echo none; }
@@ -361,33 +434,74 @@ fights()
 	return 0
 }
 
+# kd_digest IDX: a checksum of kdamond IDX's configuration, the files the
+# script writes, not the ones the kernel updates; read again while a file
+# fails (a filter's memcg_path is read under a trylock of DAMON's lock)
+kd_digest()
+{
+	local conf
+
+	until conf=$(cd $KDS/"$1" 2>/dev/null && find contexts -type f \
+		! -path '*/stats/*' ! -path '*/tried_regions/*' ! -name effective_bytes \
+		! -name sample_us ! -name aggr_us ! -name current_value -perm -u=r -print0 |
+		sort -z | xargs -0 grep -H '' 2>/dev/null); do
+		fits 0 || return 1
+		sleep 0.01
+		WAITED_US=$((WAITED_US + 10000))
+	done
+	echo "$conf" | cksum | cut -d' ' -f1
+}
+
 # state file: "grew N0 N1" if start grew nr_kdamonds from N0 to N1, then
-# "kdamond IDX PID ACTION NID TARGET_NID" per kdamond, then "pair FAST SLOW"
-own_kdamonds() { [ -f "$STATE" ] && awk '$1 == "kdamond" { print $2, $3, $4, $5, $6 }' "$STATE"; }
-own_pairs() { [ -f "$STATE" ] && awk '$1 == "pair" { print $2, $3 }' "$STATE"; }
+# "kdamond IDX PID ACTION TARGET_NID DIGEST [pending]" per kdamond
+# ("pending": update wrote values it has not committed yet), then "pair
+# FAST TARGET SLOW..." per fast node
+own_kdamonds()
+{
+	[ -f "$STATE" ] && awk '$1 == "kdamond" { print $2, $3, $4, $5, $6, $7 }' "$STATE"
+}
+own_pairs() { [ -f "$STATE" ] && awk '$1 == "pair" { $1 = ""; print substr($0, 2) }' "$STATE"; }
 
 # own_running IDX PID: kdamond IDX still runs as the script's, pid PID
 own_running() { [ "$(kd_state "$1")" = on ] && [ "$(kd_pid "$1")" = "$2" ]; }
 
-# release IDX PID ACTION TARGET_NID [taken]: turn kdamond IDX off if it
-# runs as PID, then empty it if it holds the script's scheme (ACTION to
-# TARGET_NID) or, with "taken", if start took it in this run
+# release IDX PID DIGEST: turn kdamond IDX off if it runs as PID, then
+# empty it if its configuration is still the script's (DIGEST, or
+# "taken": start took it in this run); a kdamond that runs as another pid,
+# or that another writer has configured since, is left alone.  1 if it
+# stays in use as the script's.
 release()
 {
+	local d
+
 	if [ "$(kd_state "$1")" = on ]; then
 		if [ "$(kd_pid "$1")" != "$2" ]; then
 			echo "damon-tiering: kdamond $1 runs as pid $(kd_pid "$1")," \
 				"not as $2: left alone" >&2
 			return 0
 		fi
-		kd_cmd "$1" off ||
+		kd_cmd "$1" off || {
 			echo "damon-tiering: could not turn kdamond $1 off" >&2
+			return 1
+		}
 	fi
-	[ "$(kd_state "$1")" = off ] || return 0
-	if [ "${5:-}" = taken ] || [ "$(kd_schemes "$1")" = "$3 $4" ]; then
-		echo 0 > $KDS/"$1"/contexts/nr_contexts 2>/dev/null || true
+	[ "$(kd_state "$1")" = off ] || return 1
+	[ "$(kd_nr_contexts "$1")" != 0 ] || return 0
+	if [ "$3" != taken ]; then
+		d=$(kd_digest "$1") || {
+			echo "damon-tiering: could not read kdamond $1's configuration" >&2
+			return 1
+		}
+		if [ "$d" != "$3" ]; then
+			echo "damon-tiering: kdamond $1 is off with another writer's" \
+				"configuration: left alone" >&2
+			return 0
+		fi
 	fi
-	return 0
+	try_w 0 $KDS/"$1"/contexts/nr_contexts || {
+		echo "damon-tiering: could not empty kdamond $1" >&2
+		return 1
+	}
 }
 
 # shrink N0 N1: nr_kdamonds back from N1 to N0 if no directory is in use
@@ -400,7 +514,7 @@ shrink()
 	for ((i = 0; i < n; i++)); do
 		[ "$(kd_state "$i")" = off ] && [ "$(kd_nr_contexts "$i")" = 0 ] || return 0
 	done
-	echo "$1" > $KDS/nr_kdamonds 2>/dev/null || true
+	try_w "$1" $KDS/nr_kdamonds || true
 }
 
 # floor_of IDX: "promotion floor of nodeN" for kdamond IDX's scheme, or
@@ -433,7 +547,8 @@ setup()
 	w 3 "$iv/intervals_goal/aggrs"
 	w $MIN_SAMPLE_US "$iv/intervals_goal/min_sample_us"
 	w $MAX_SAMPLE_US "$iv/intervals_goal/max_sample_us"
-	node_target "$ctx" "$2"
+	# shellcheck disable=SC2086
+	node_target "$ctx" ${2//,/ }
 	w 1 "$ctx/schemes/nr_schemes"
 	[ -e "$s/quotas/goal_tuner" ] ||
 		die "no quotas/goal_tuner: this kernel lacks DAMON's goal tuners"
@@ -490,52 +605,103 @@ goals()
 	echo "$reserve" $((USED_BP - reserve)) $((FREE_BP + reserve)) $((gap_ms * 1000))
 }
 
-# parse_pairs ARG...: "FAST SLOW" per pair, checked
+# parse_pairs ARG...: "FAST TARGET SLOW..." per fast node, checked
 parse_pairs()
 {
-	local p f s seen=" " out
+	local p f s t seen=" " out
 
 	if [ $# = 0 ]; then
-		out=$(default_pairs)
+		out=$(default_groups)
 		[ -n "$out" ] || die "the kernel names no demotion target: name the pairs FAST:SLOW"
 	elif [ $# = 2 ] && [[ "$1$2" =~ ^[0-9]+$ ]]; then
-		out="$1 $2"
+		out="$1 $2 $2"
 	else
 		out=$(for p in "$@"; do
-			[[ "$p" =~ ^[0-9]+:[0-9]+$ ]] || die "'$p' is not FAST:SLOW"
-			echo "${p%:*} ${p#*:}"
+			[[ "$p" =~ ^[0-9]+:[0-9]+(,[0-9]+)*$ ]] ||
+				die "'$p' is not FAST:SLOW[,SLOW...]"
+			s=${p#*:}
+			echo "${p%:*} ${s%%,*} ${s//,/ }"
 		done) || exit 1
 	fi
-	while read -r f s; do
-		for p in "$f" "$s"; do
+	while read -r f t s; do
+		for p in "$f" $s; do
 			[ -d $NODES/node"$p" ] || die "no node $p"
 			has_memory "$p" || die "node$p has no memory"
 			case $seen in *" $p "*) die "node$p is in two pairs" ;; esac
 			seen="$seen$p "
 		done
+		[ -d $NODES/node"$t" ] && has_memory "$t" || die "node$t has no memory"
+		[ "$t" != "$f" ] || die "node$f cannot demote to itself"
 	done <<< "$out"
 	echo "$out"
 }
 
+# take N: TAKEN, the indexes of N kdamond directories for start: free
+# ones (off, no context) first, then ones that are off but hold another
+# writer's context (a kdamond that is off runs nothing: damo stop leaves
+# its kdamond so), and, where those are too few and no kdamond runs,
+# directories that growing nr_kdamonds adds (which deletes every
+# directory's context); never a running kdamond's.  Says what it
+# replaces; START_GREW says what it grew.
+TAKEN=()
+take()
+{
+	local n i free=() held=() running=
+
+	read -r n < $KDS/nr_kdamonds
+	for ((i = 0; i < n; i++)); do
+		if [ "$(kd_state "$i")" != off ]; then
+			running=$i
+		elif [ "$(kd_nr_contexts "$i")" = 0 ]; then
+			free+=("$i")
+		else
+			held+=("$i")
+		fi
+	done
+	free+=("${held[@]}")
+	if [ ${#free[@]} -lt "$1" ]; then
+		[ -z "$running" ] ||
+			die "kdamond $running (pid $(kd_pid "$running")) is running, and DAMON" \
+				"adds kdamonds only while none runs: $1 kdamonds that are" \
+				"off needed, ${#free[@]} found"
+		for i in "${held[@]}"; do
+			echo "damon-tiering: replacing the configuration of kdamond $i," \
+				"which is off" >&2
+		done
+		START_GREW="$n $((n + $1 - ${#free[@]}))"
+		w $((n + $1 - ${#free[@]})) $KDS/nr_kdamonds
+		mapfile -t TAKEN < <(seq 0 $((n + $1 - ${#free[@]} - 1)) | tail -n "$1")
+		return 0
+	fi
+	for ((i = 0; i < $1; i++)); do
+		[ "$(kd_nr_contexts "${free[i]}")" = 0 ] ||
+			echo "damon-tiering: replacing the configuration of kdamond" \
+				"${free[i]}, which is off" >&2
+		TAKEN+=("${free[i]}")
+	done
+}
+
 START_TAKEN=() START_GREW=
 # start_cleanup: undo a start that did not finish (START_TAKEN: "IDX PID
-# ACTION TARGET_NID" per kdamond directory it took, PID -1 until it runs)
+# taken" per kdamond directory it took, PID -1 until it runs)
 start_cleanup()
 {
 	local e
 
+	[ ${#START_TAKEN[@]} != 0 ] || [ -n "$START_GREW" ] || return 0
+	grace
 	for e in "${START_TAKEN[@]}"; do
 		# shellcheck disable=SC2086
-		release $e taken
+		release $e || true
 	done
 	# shellcheck disable=SC2086
-	[ -z "$START_GREW" ] || shrink $START_GREW
-	START_TAKEN=()
+	[ -z "$START_GREW" ] || shrink $START_GREW || true
+	START_TAKEN=() START_GREW=
 }
 
 start()
 {
-	local pairs n i free=() busy=() need nid why f s k=0 idx g out=() action
+	local pairs n i need why f t sl k=0 idx g d out=() kds=() lines=()
 
 	[ -d $KDS ] || die "no $KDS: DAMON sysfs (CONFIG_DAMON_SYSFS) is off"
 	case ${DAMON_TIERING_FLOOR:-} in
@@ -545,7 +711,7 @@ start()
 	pairs=$(parse_pairs "$@") || exit 1
 	if [ -f "$STATE" ]; then
 		while read -r idx n _; do
-			own_running "$idx" "$n" &&
+			[ -n "$idx" ] && own_running "$idx" "$n" &&
 				die "already started (kdamond $idx, pid $n):" \
 					"stop it first, or update"
 		done <<< "$(own_kdamonds)"
@@ -553,81 +719,70 @@ start()
 			"run damon-tiering.sh stop"
 	fi
 	read -r n < $KDS/nr_kdamonds
-	need=$((2 * $(echo "$pairs" | wc -l)))
 	for ((i = 0; i < n; i++)); do
-		if [ "$(kd_state "$i")" = on ]; then
-			why=$(fights "$i" $(echo $pairs))
-			[ -z "$why" ] ||
-				die "kdamond $i (pid $(kd_pid "$i")) is running and" \
-					"$why: stop it first"
-			busy+=("$i")
-		elif [ "$(kd_nr_contexts "$i")" = 0 ]; then
-			free+=("$i")
-		else
-			busy+=("$i")
-		fi
+		[ "$(kd_state "$i")" = on ] || continue
+		# shellcheck disable=SC2046
+		why=$(fights "$i" $(echo $pairs))
+		[ -z "$why" ] ||
+			die "kdamond $i (pid $(kd_pid "$i")) is running and $why: stop it first"
 	done
-	if [ ${#free[@]} -lt "$need" ]; then
-		for i in "${busy[@]}"; do
-			if [ "$(kd_state "$i")" = on ]; then
-				die "kdamond $i (pid $(kd_pid "$i")) is running, and DAMON adds" \
-					"kdamonds only while none runs: $need free kdamonds" \
-					"(off, nr_contexts 0) needed, ${#free[@]} found"
-			fi
-			die "kdamond $i is off but holds a context, which adding kdamonds" \
-				"would delete: $need free kdamonds (off, nr_contexts 0) needed," \
-				"${#free[@]} found"
-		done
-		k=$((n + need - ${#free[@]}))
-		START_GREW="$n $k"
-		w $k $KDS/nr_kdamonds
-		for ((i = n; i < k; i++)); do
-			free+=("$i")
-		done
-		k=0
-	fi
-	while read -r f s; do
+	need=$((2 * $(echo "$pairs" | wc -l)))
+	take $need
+	kds=("${TAKEN[@]}")
+	for i in "${kds[@]}"; do
+		START_TAKEN+=("$i -1 taken")
+	done
+	while read -r f t sl; do
 		g=$(goals "$f") || exit 1
 		read -r -a g <<< "$g"
 		# g: reserve, used goal, free goal, apply interval
-		START_TAKEN+=("${free[k]} -1 migrate_cold $s")
-		setup "${free[k]}" "$f" migrate_cold "$s" 0 node_mem_free_bp "${g[2]}" N \
+		try_w 0 $KDS/"${kds[k]}"/contexts/nr_contexts ||
+			die "cannot empty kdamond ${kds[k]}"
+		setup "${kds[k]}" "$f" migrate_cold "$t" 0 node_mem_free_bp "${g[2]}" N \
 			"${g[3]}" "$f"
-		START_TAKEN+=("${free[k + 1]} -1 migrate_hot $f")
-		setup "${free[k + 1]}" "$s" migrate_hot "$f" 1 node_mem_used_bp "${g[1]}" Y \
-			"${g[3]}" "$f"
+		try_w 0 $KDS/"${kds[k + 1]}"/contexts/nr_contexts ||
+			die "cannot empty kdamond ${kds[k + 1]}"
+		# shellcheck disable=SC2086
+		setup "${kds[k + 1]}" "$(echo $sl | tr ' ' ,)" migrate_hot "$f" 1 \
+			node_mem_used_bp "${g[1]}" Y "${g[3]}" "$f"
 		out+=("node$f reserve ${g[0]} bp: goals ${g[1]} bp used, ${g[2]} bp free;\
- apply interval $((g[3] / 1000)) ms; kdamonds ${free[k]} (node$f) ${free[k + 1]} (node$s);\
- $(floor_of "${free[k]}")")
+ apply interval $((g[3] / 1000)) ms; kdamonds ${kds[k]} (node$f to node$t)\
+ ${kds[k + 1]} (node$(echo $sl | sed 's/ /, node/g') to node$f); $(floor_of "${kds[k]}")")
+		lines+=("migrate_cold $t" "migrate_hot $f")
 		k=$((k + 2))
 	done <<< "$pairs"
 	for ((i = 0; i < need; i++)); do
-		read -r idx _ action nid <<< "${START_TAKEN[i]}"
+		idx=${kds[i]}
 		if [ "${DAMON_TIERING_FAIL_ON:-0}" = $((i + 1)) ]; then
 			w 4096 $KDS/"$idx"/contexts/0/targets/0/regions/0/start
 			w 0 $KDS/"$idx"/contexts/0/targets/0/regions/0/end
 		fi
+		d=$(kd_digest "$idx") || die "cannot read kdamond $idx's configuration"
+		lines[i]="$idx -1 ${lines[i]} $d"
 		kd_cmd "$idx" on || die "writing 'on' to $KDS/$idx/state failed"
-		START_TAKEN[i]="$idx $(kd_pid "$idx") $action $nid"
+		START_TAKEN[i]="$idx $(kd_pid "$idx") taken"
+		lines[i]="$idx $(kd_pid "$idx") ${lines[i]#* * }"
 	done
 	{
 		[ -z "$START_GREW" ] || echo "grew $START_GREW"
-		printf 'kdamond %s\n' "${START_TAKEN[@]}"
+		printf 'kdamond %s\n' "${lines[@]}"
 		echo "$pairs" | sed 's/^/pair /'
 	} > "$STATE.tmp" && mv "$STATE.tmp" "$STATE" || die "cannot write $STATE"
-	START_TAKEN=()
+	START_TAKEN=() START_GREW=
 	printf 'damon-tiering: %s\n' "${out[@]}"
 }
 
 stop()
 {
-	local idx pid action nid grew
+	local idx pid digest grew left=
 
 	[ -f "$STATE" ] || { echo "damon-tiering: not started"; return 0; }
 	[ -d $KDS ] || { rm -f "$STATE"; return 0; }
-	while read -r idx pid action nid; do
-		[ -z "$idx" ] || release "$idx" "$pid" "$action" "$nid"
+	grace
+	while read -r idx pid _ _ digest _; do
+		[ -z "$idx" ] || release "$idx" "$pid" "$digest" || left="$left $idx"
 	done <<< "$(own_kdamonds)"
+	[ -z "$left" ] || die "kdamonds$left are still the script's: run stop again"
 	grew=$(awk '$1 == "grew" { print $2, $3 }' "$STATE")
 	# shellcheck disable=SC2086
 	[ -z "$grew" ] || shrink $grew
@@ -654,40 +809,71 @@ set_value()
 	return 1
 }
 
+# state_digest IDX DIGEST [pending]: record DIGEST as kdamond IDX's in the
+# state file, and whether a commit is pending
+state_digest()
+{
+	awk -v i="$1" -v d="$2" -v p="${3:-}" \
+		'$1 == "kdamond" && $2 == i { $6 = d; $7 = p; sub(/ +$/, "") } { print }' \
+		"$STATE" > "$STATE.tmp" && mv "$STATE.tmp" "$STATE"
+}
+
 update()
 {
-	local idx pid action nid f s g node metric value ranges ctx sc changed
+	local idx pid action nid f t sl g node metric ranges ctx sc changed aggr d
+	local pending=
 
 	own_check
-	while read -r f s; do
+	while read -r f t sl; do
 		read -r -a g <<< "$(goals "$f")"
-		while read -r idx pid action nid; do
+		while read -r idx pid action nid _ changed; do
 			case "$action $nid" in
-			"migrate_cold $s") node=$f metric=${g[2]} ;;
-			"migrate_hot $f") node=$s metric=${g[1]} ;;
+			"migrate_cold $t") node=$f metric=${g[2]} ;;
+			"migrate_hot $f") node=$sl metric=${g[1]} ;;
 			*) continue ;;
 			esac
 			ctx=$KDS/$idx/contexts/0 sc=$KDS/$idx/contexts/0/schemes/0
-			ranges=$(node_ranges "$node")
+			# shellcheck disable=SC2086
+			ranges=$(nodes_ranges $node)
 			[ -n "$ranges" ] || die \
 				"node$node has no memory online: kdamond $idx left as it is"
-			changed=0
-			[ "$(kd_ranges "$idx")" = "$ranges" ] || { node_target "$ctx" "$node"; \
-				changed=1; }
+			# changed: values written now, or by an update that could
+			# not commit them
+			[ "$changed" = pending ] && changed=1 || changed=0
+			[ "$(kd_ranges "$idx")" = "$ranges" ] ||
+				{ node_target "$ctx" $node; changed=1; }
 			set_value "$sc/quotas/goals/0/target_value" "$metric" || changed=1
 			set_value "$sc/apply_interval_us" "${g[3]}" || changed=1
-			if [ $changed = 1 ]; then
-				kd_cmd "$idx" update_tuned_intervals ||
-					die "kdamond $idx: update_tuned_intervals failed"
-				kd_cmd "$idx" commit || die "kdamond $idx: commit failed"
-				echo "damon-tiering: kdamond $idx (node$node): committed" \
-					"$(echo $ranges | wc -w | awk '{ print $1 / 2 }') ranges," \
-					"goal $metric bp, apply interval $((g[3] / 1000)) ms"
-			else
-				echo "damon-tiering: kdamond $idx (node$node): unchanged"
+			d=$(kd_digest "$idx") || die "cannot read kdamond $idx's configuration"
+			state_digest "$idx" "$d" "$([ $changed = 0 ] || echo pending)"
+			if [ $changed = 0 ]; then
+				echo "damon-tiering: kdamond $idx" \
+					"(node${node// /, node}): unchanged"
+				continue
 			fi
+			# the tuned intervals first, so that they carry on; commit
+			# waits for the end of the kdamond's aggregation
+			if ! fits $MAX_SAMPLE_US; then
+				pending="$pending $idx"
+				continue
+			fi
+			kd_cmd "$idx" update_tuned_intervals ||
+				die "kdamond $idx: update_tuned_intervals failed"
+			aggr=$(cat "$ctx/monitoring_attrs/intervals/aggr_us")
+			if ! fits "$aggr"; then
+				pending="$pending $idx"
+				continue
+			fi
+			kd_cmd "$idx" commit || die "kdamond $idx: commit failed"
+			state_digest "$idx" "$d"
+			echo "damon-tiering: kdamond $idx (node${node// /, node}): committed" \
+				"$(echo $ranges | wc -w | awk '{ print $1 / 2 }') ranges," \
+				"goal $metric bp, apply interval $((g[3] / 1000)) ms"
 		done <<< "$(own_kdamonds)"
 	done <<< "$(own_pairs)"
+	[ -z "$pending" ] ||
+		die "kdamonds$pending: not committed within 30 s (their sysfs files" \
+			"hold the new values): run update again"
 }
 
 show()
@@ -704,8 +890,12 @@ show()
 		fi
 		for r in update_schemes_stats update_schemes_effective_quotas \
 			update_tuned_intervals; do
-			kd_cmd "$idx" $r ||
+			if ! fits $MAX_SAMPLE_US; then
+				echo "kdamond $idx: $r not asked: 30 s waited" \
+					"(values as read before)"
+			elif ! kd_cmd "$idx" $r; then
 				echo "kdamond $idx: $r failed (another writer's command pending?)"
+			fi
 		done
 		printf 'kdamond %d (pid %d): %s to node%s, goal %s %s on node%s, %s\n' \
 			"$idx" "$pid" "$(cat $d/action)" "$(cat $d/target_nid)" \
@@ -724,10 +914,13 @@ show()
 }
 
 [ "${BASH_SOURCE[0]}" = "$0" ] || return 0
-set -euo pipefail
+set -eEuo pipefail
+trap 'echo "damon-tiering: failed at line $LINENO" >&2' ERR
 USAGE="usage: damon-tiering.sh start [FAST:SLOW...] | start FAST SLOW | update | stop | show"
 exec 8> "$STATE.lock" || die "cannot open $STATE.lock"
-flock 8
+t0=$(now_us)
+flock -w 5 8 || die "another damon-tiering.sh has run for 5 s: try again later"
+waited "$t0"
 trap start_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 case "${1:-}" in

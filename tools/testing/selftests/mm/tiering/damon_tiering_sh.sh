@@ -4,9 +4,13 @@
 # tools/mm/damon-tiering.sh: a failed start leaves nothing of its own
 # running; start, update and stop leave another user's kdamond running
 # with its configuration (one set up through sysfs, and one of damo's if
-# $DAMO names damo); every demotion pair of the machine gets its two
-# kdamonds; update follows memory that goes offline and comes back;
-# DAMON_TIERING_FLOOR=1 sets the promotion floor.
+# $DAMO names damo); every fast node of the machine gets its two
+# kdamonds, from all of its slow nodes; update follows memory that goes
+# offline and comes back; DAMON_TIERING_FLOOR=1 sets the promotion floor;
+# start takes a kdamond left off with a context (as damo stop leaves
+# it); start and stop work beside kdamonds that keep DAMON's sysfs lock
+# busy; stop leaves a kdamond another writer reconfigured; update does
+# not wait for a commit past 30 s.
 # Needs root, DAMON sysfs with temporal_capped and a CPU-less node in a
 # lower memory tier (scripts/lab.sh); skips elsewhere.
 ADMIN=/sys/kernel/mm/damon/admin
@@ -113,16 +117,22 @@ cleanup_all() {	# the test's own kdamonds: off, and none left
 }
 trap cleanup_all EXIT
 
-# the pairs the script would tier by default: "FAST SLOW" a line
-PAIRS=$(. "$TOOL"; default_pairs 2> /dev/null)
+# the fast nodes the script would tier by default: "FAST TARGET SLOW..." a
+# line
+PAIRS=$(. "$TOOL"; default_groups 2> /dev/null)
 [ -n "$PAIRS" ] || skip_all "no demotion pair: the machine has no lower memory tier"
 FAST=$(echo "$PAIRS" | head -1 | cut -d' ' -f1)
 SLOW=$(echo "$PAIRS" | head -1 | cut -d' ' -f2)
+SLOWS=$(echo "$PAIRS" | head -1 | cut -d' ' -f3-)
+# nodes_ranges NID...: the online memory of the nodes, "start end" a line
+nodes_ranges() {
+	(. "$TOOL"; nodes_ranges "$@")
+}
 log "tiers: $(for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
 	printf '%s=%s ' "${t##*/}" "$(cat "$t"/nodelist)"; done)"
 log "pairs: $(echo "$PAIRS" | tr ' ' : | tr '\n' ' ')"
 echo "TAP version 13"
-echo "1..8"
+echo "1..13"
 
 # 1. an injected failure at each kdamond's start leaves nothing running
 # and DAMON's directories as they were
@@ -148,8 +158,9 @@ check $name [ "$(nr_kd)" = 0 ] || res=1
 [ $res = 0 ] && ok $name || fail $name
 cleanup_all
 
-# 2. every pair gets its kdamonds: migrate_cold on FAST to SLOW, migrate_hot
-# on SLOW to FAST, both with a goal on FAST and no promotion floor
+# 2. every fast node gets its kdamonds: migrate_cold on FAST to its
+# demotion target, migrate_hot on its slow nodes to FAST, both with a goal
+# on FAST and no promotion floor
 name=start_tiers_every_pair
 res=0
 if ! out=$("$TOOL" start 2>&1); then
@@ -158,14 +169,15 @@ if ! out=$("$TOOL" start 2>&1); then
 else
 	log "$out"
 	check $name [ "$(own 2 | wc -l)" = "$nk" ] || res=1
-	while read -r f s; do
-		for a in "migrate_cold $s $f" "migrate_hot $f $s"; do
+	while read -r f t sl; do
+		for a in "migrate_cold $t $f" "migrate_hot $f $sl"; do
 			read -r action nid node <<< "$a"
 			idx=$(awk -v a="$action" -v n="$nid" \
 				'$1 == "kdamond" && $4 == a && $5 == n { print $2 }' \
 				"$DAMON_TIERING_STATE")
 			d=$KDS/$idx/contexts/0/schemes/0
-			log "pair $f:$s: kdamond $idx: $(cat $d/action) to $(cat $d/target_nid)," \
+			log "pair $f:${sl// /,}: kdamond $idx: $(cat $d/action)" \
+				"to $(cat $d/target_nid)," \
 				"goal $(cat $d/quotas/goals/0/target_metric)" \
 				"on node$(cat $d/quotas/goals/0/nid)," \
 				"tuner $(cat $d/quotas/goal_tuner), $(kd $idx state)"
@@ -175,7 +187,8 @@ else
 			check $name [ "$(cat $d/target_nid)" = "$nid" ] || res=1
 			check $name [ "$(cat $d/quotas/goals/0/nid)" = "$f" ] || res=1
 			check $name [ "$(cat $d/quotas/goal_tuner)" = temporal_capped ] || res=1
-			check $name [ "$(ranges "$idx")" = "$(node_ranges "$node")" ] || res=1
+			# shellcheck disable=SC2086
+			check $name [ "$(ranges "$idx")" = "$(nodes_ranges $node)" ] || res=1
 			if [ -e $d/floor_nid ]; then
 				check $name [ "$(cat $d/floor_nid)" = -1 ] || res=1
 			fi
@@ -194,7 +207,7 @@ name=two_cxl_pairs
 if [ -d $NODES/node3 ] && has_memory 3 && [ -z "$(cat $NODES/node3/cpulist)" ] &&
 	[ -e $NODES/node3/access0/initiators/node1 ]; then
 	res=0
-	check $name [ "$PAIRS" = "$(printf '0 2\n1 3')" ] || res=1
+	check $name [ "$PAIRS" = "$(printf '0 2 2\n1 3 3')" ] || res=1
 	# node3 is in node2's tier, below node0's and node1's
 	t2=$(grep -l '' /sys/devices/virtual/memory_tiering/memory_tier*/nodelist |
 		while read -r f; do (. "$TOOL"; nodes_of "$(cat "$f")") | grep -qx 2 && echo \
@@ -287,11 +300,18 @@ else
 			echo "$st" > $MEM/memory"$blk"/state ||
 			{ log "$st memory$blk failed"; res=1; }
 		before=$(ranges "$idx")
-		out=$("$TOOL" update 2>&1) || res=1
+		# an update that could not wait for a commit names the
+		# kdamond and fails: the next one commits it
+		for i in 1 2 3; do
+			out=$("$TOOL" update 2>&1) && break
+			echo "$out" | sed 's/^/# /'
+			echo "$out" | grep -q "not committed within" || { res=1; break; }
+		done
 		echo "$out" | sed 's/^/# /'
 		after=$(ranges "$idx")
 		log "memory$blk $st: kdamond $idx ranges: $(echo $after)"
-		check $name [ "$after" = "$(node_ranges "$SLOW")" ] || res=1
+		# shellcheck disable=SC2086
+		check $name [ "$after" = "$(nodes_ranges $SLOWS)" ] || res=1
 		check $name [ "$after" != "$before" ] || res=1
 		covered=$(echo "$after" | awk -v a=$((blk * bs)) -v e=$(((blk + 1) * bs)) \
 			'$1 <= a && e <= $2 { c = 1 } END { print c + 0 }')
@@ -391,8 +411,18 @@ else
 		check $name [ "$(dump 0)" = "$conf" ] || res=1
 	done
 	$DAMO stop > /dev/null 2>&1
+	# damo stop leaves its kdamond off with its context: start replaces it
+	log "after damo stop: kdamonds $(nr_kd), in use: $(in_use | tr '\n' ' ')"
+	out=$("$TOOL" start 2>&1)
+	rc=$?
+	log "start after damo stop: rc $rc: $out"
+	check $name [ $rc = 0 ] || res=1
+	check $name [ "$(own 2 | wc -l)" = "$nk" ] || res=1
+	"$TOOL" stop > /dev/null 2>&1 || res=1
+	check $name [ -z "$(in_use)" ] || res=1
 	[ $res = 0 ] && ok $name || fail $name
 fi
+cleanup_all
 
 # 8. DAMON_TIERING_FLOOR=1 gives both schemes of a pair the promotion floor
 # of the pair's fast node, or, on a kernel without it, refuses to start and
@@ -418,6 +448,178 @@ else
 fi
 [ $res = 0 ] && ok $name || fail $name
 cleanup_all
+
+# off_kdamond IDX: kdamond IDX set up as damo stop leaves its kdamond: a
+# paddr context with a stat scheme, off
+off_kdamond() {
+	local c=$KDS/$1/contexts s e
+
+	read -r s e <<< "$(node_ranges "$FAST" | head -1)"
+	echo 1 > $c/nr_contexts
+	echo paddr > $c/0/operations
+	echo 1 > $c/0/targets/nr_targets
+	echo 1 > $c/0/targets/0/regions/nr_regions
+	echo "$s" > $c/0/targets/0/regions/0/start
+	echo $((s + (16 << 20))) > $c/0/targets/0/regions/0/end
+	echo 1 > $c/0/schemes/nr_schemes
+	echo stat > $c/0/schemes/0/action
+}
+
+# 9. start after a kdamond is left off with a context, as damo stop
+# leaves it: start takes its directory, saying so, or grows nr_kdamonds
+# when there are too few; stop leaves no context behind
+name=start_after_off_kdamond
+res=0
+for nr in 1 "$nk"; do
+	echo "$nr" > $KDS/nr_kdamonds
+	off_kdamond 0
+	out=$("$TOOL" start 2>&1)
+	rc=$?
+	log "beside kdamond 0 off with a context, nr_kdamonds $nr: rc $rc: $out"
+	check $name [ $rc = 0 ] || res=1
+	check $name eval 'echo "$out" | grep -q "replacing the configuration of kdamond.* 0"' ||
+		res=1
+	check $name [ "$(running | wc -l)" = "$nk" ] || res=1
+	"$TOOL" stop > /dev/null 2>&1 || res=1
+	check $name [ -z "$(in_use)" ] || res=1
+	check $name [ "$(nr_kd)" = "$nr" ] || res=1
+done
+[ $res = 0 ] && ok $name || fail $name
+cleanup_all
+
+# 10. start and stop, many times, beside kdamonds that hold DAMON's sysfs
+# lock: one samples every millisecond, the other serves one
+# update_schemes_tried_regions after another (which holds the lock across
+# its samples), so that writes of the nr_* files and state are refused
+# busy; each start must start, and each stop leave nothing of the
+# script's behind
+name=ebusy_contention
+res=0
+echo $((2 + nk)) > $KDS/nr_kdamonds
+for i in 0 1; do
+	off_kdamond $i
+	c=$KDS/$i/contexts/0
+	echo 1000 > $c/monitoring_attrs/intervals/sample_us
+	echo 20000 > $c/monitoring_attrs/intervals/aggr_us
+	echo 4294967295 > $c/schemes/0/access_pattern/nr_accesses/max
+	echo 4294967295 > $c/schemes/0/access_pattern/age/max
+	echo 18446744073709551615 > $c/schemes/0/access_pattern/sz/max
+	kd_cmd $i on
+done
+(while :; do echo update_schemes_tried_regions > $KDS/1/state; sleep 0.01; done) \
+	2> /dev/null &
+hog=$!
+busy=0
+for ((i = 0; i < 100; i++)); do
+	echo 0 > $KDS/2/contexts/nr_contexts 2> /dev/null || busy=$((busy + 1))
+done
+log "beside the two: $busy of 100 writes of nr_contexts refused busy"
+check $name [ $busy -gt 0 ] || res=1
+for ((i = 1; i <= 10; i++)); do
+	out=$("$TOOL" start 2>&1) || { log "start $i failed: $out"; res=1; }
+	check $name [ "$(running | wc -l)" = $((2 + nk)) ] || res=1
+	out=$("$TOOL" stop 2>&1) || { log "stop $i failed: $out"; res=1; }
+	check $name [ "$(in_use | tr '\n' ' ')" = "0 1 " ] || res=1
+	check $name [ ! -e "$DAMON_TIERING_STATE" ] || res=1
+done
+kill $hog
+wait $hog 2> /dev/null
+[ $res = 0 ] && ok $name || fail $name
+cleanup_all
+
+# started: start, or the test fails saying why
+started() {
+	out=$("$TOOL" start 2>&1) && return 0
+	log "start failed: $out"
+	res=1
+	return 1
+}
+
+# 11. stop empties only the kdamonds the script configured: one that
+# another writer has configured since (off, same action and target node)
+# is left as it is
+name=only_its_own
+res=0
+if started; then
+	idx=$(own 2 | head -1)
+	kd_cmd "$idx" off
+	echo $(($(cat $KDS/"$idx"/contexts/0/schemes/0/apply_interval_us) + 1)) > \
+		$KDS/"$idx"/contexts/0/schemes/0/apply_interval_us
+	conf=$(dump "$idx")
+	out=$("$TOOL" stop 2>&1)
+	log "stop after kdamond $idx was reconfigured: $out"
+	check $name [ "$(cat $KDS/"$idx"/contexts/nr_contexts)" = 1 ] || res=1
+	check $name [ "$(dump "$idx")" = "$conf" ] || res=1
+	check $name [ "$(in_use)" = "$idx" ] || res=1
+	check $name eval 'echo "$out" | grep -q "kdamond $idx is off with another"' || res=1
+fi
+[ $res = 0 ] && ok $name || fail $name
+cleanup_all
+
+# 12. update does not wait past 30 s: with a kdamond's aggregation made
+# 100 s long, the commit it needs is reported not done instead of waited
+# for; the kdamond runs on
+name=bounded_waits
+res=0
+if started; then
+	idx=$(own 2 | head -1)
+	pid=$(kd "$idx" pid)
+	iv=$KDS/$idx/contexts/0/monitoring_attrs/intervals
+	echo 0 > $iv/intervals_goal/aggrs
+	echo 1000000 > $iv/sample_us
+	echo 100000000 > $iv/aggr_us
+	kd_cmd "$idx" commit
+	g=$KDS/$idx/contexts/0/schemes/0/quotas/goals/0/target_value
+	echo $(($(cat $g) - 1)) > $g
+	t0=$(date +%s)
+	out=$("$TOOL" update 2>&1)
+	rc=$?
+	el=$(($(date +%s) - t0))
+	log "update with a 100 s aggregation: rc $rc in $el s: $out"
+	check $name [ $rc != 0 ] || res=1
+	check $name eval 'echo "$out" | grep -q "kdamonds $idx: not committed"' || res=1
+	check $name [ $el -lt 60 ] || res=1
+	check $name [ "$(kd "$idx" pid)" = "$pid" ] || res=1
+fi
+[ $res = 0 ] && ok $name || fail $name
+cleanup_all
+
+# 13. a fast node with two slow nodes (lab.sh -H: node3's DIMM, onlined
+# here, puts node3 in node2's tier with node0 as its initiator): start
+# promotes from both and demotes to node2, the first of the two that
+# node0 prefers at the same distance
+name=two_slow_nodes
+blocks=$(ls -d $NODES/node3/memory[0-9]* 2> /dev/null | sed 's/.*memory//')
+if [ ! -d $NODES/node3 ] || has_memory 3 || [ -z "$blocks" ] ||
+	[ ! -e $NODES/node3/access0/initiators/node0 ]; then
+	skip $name "no node3 whose DIMM is offline, with initiator node0 (lab.sh -H)"
+else
+	res=0
+	for b in $blocks; do
+		echo online_movable > $MEM/memory"$b"/state || res=1
+	done
+	groups=$(. "$TOOL"; default_groups 2> /dev/null)
+	log "node3 online: groups: $(echo "$groups" | tr '\n' ';')"
+	check $name [ "$(echo "$groups" | head -1)" = "0 2 2 3" ] || res=1
+	if started; then
+		log "$out"
+		hot=$(awk '$1 == "kdamond" && $4 == "migrate_hot" && $5 == 0 { print $2 }' \
+			"$DAMON_TIERING_STATE")
+		cold=$(awk '$1 == "kdamond" && $4 == "migrate_cold" && $5 == 2 { print $2 }' \
+			"$DAMON_TIERING_STATE")
+		check $name [ -n "$hot" ] || res=1
+		check $name [ -n "$cold" ] || res=1
+		check $name [ "$(ranges "$hot")" = "$(nodes_ranges 2 3)" ] || res=1
+		check $name [ "$(ranges "$cold")" = "$(nodes_ranges 0)" ] || res=1
+		check $name [ "$(cat $KDS/"$cold"/contexts/0/schemes/0/target_nid)" = 2 ] ||
+			res=1
+	fi
+	cleanup_all
+	for b in $blocks; do
+		echo offline > $MEM/memory"$b"/state || log "memory$b stays online"
+	done
+	[ $res = 0 ] && ok $name || fail $name
+fi
 
 log "$PASS passed, $FAIL failed, $SKIP skipped"
 [ $FAIL = 0 ] || exit 1
