@@ -104,10 +104,6 @@
 #        a node_eligible_mem_bp goal of 6000 on node0, PUSH to node2 with
 #        one of 4000 on node2; the temporal tuner, P4's quota (200 MiB per
 #        second, applied every second) and intervals auto-tuning
-#   P10@N  a candidate: P8 whose migrate_hot takes only regions accessed
-#        in at least N (P10 alone: P10_HOT_MIN, 10) of an aggregation's 20
-#        samples, a threshold against exchanging lukewarm memory for
-#        lukewarm memory (set by a commit after damon-tiering.sh start)
 #   P12  P8 with the promotion floor (DAMON_TIERING_FLOOR=1, the kernel
 #        built with CONFIG_DAMOS_PROMOTION_FLOOR): migrate_hot takes only
 #        regions hotter than node0's coldest memory that holds data
@@ -131,8 +127,7 @@ BIN=$REPO/build/bench/bin/phases
 OUTDIR=${BENCH_OUT:-/mnt/lab}
 CSV=$OUTDIR/tiering-policies.csv
 W2_CSV=$OUTDIR/tiering-policies-redis.csv
-POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P12}
-P10_HOT_MIN=${P10_HOT_MIN:-10}
+POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P12 P13}
 WORKLOADS=${WORKLOADS:-W1 W2}
 W3_REGIMES=${W3_REGIMES:-uniform hotchunk}
 W3_UNIFORM_EPISODES=${W3_UNIFORM_EPISODES:-768}
@@ -361,7 +356,7 @@ one_context()
 # policy_on POLICY
 policy_on()
 {
-	local i m n s
+	local i
 
 	case $1 in
 	P0) ;;
@@ -390,18 +385,6 @@ policy_on()
 	P8) "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P8 did not start" ;;
 	P9) pull_push ;;
 	P13) one_context ;;
-	P10|P10@*)
-		"$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P10 did not start"
-		m=${1#P10@}
-		[ "$m" = P10 ] && m=$P10_HOT_MIN
-		read -r n < $ADMIN/kdamonds/nr_kdamonds
-		for ((i = 0; i < n; i++)); do
-			s=$ADMIN/kdamonds/$i/contexts/0/schemes/0
-			[ "$(cat $s/action 2>/dev/null)" = migrate_hot ] || continue
-			w "$m" $s/access_pattern/nr_accesses/min
-			w commit $ADMIN/kdamonds/$i/state
-		done
-		;;
 	P12) DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
 		die "P12 did not start" ;;
 	*) die "no policy $1" ;;
@@ -444,7 +427,7 @@ finish()
 	local k kd_cs=0
 
 	[ -e $ADMIN/kdamonds/0/pid ] && kd_cs=$(kdamonds_cs)
-	case ${1##*_} in P8|P10*|P12) damon_tiering_state "$1" ;; esac
+	case ${1##*_} in P8|P12) damon_tiering_state "$1" ;; esac
 	damon_off
 	echo 0 > /proc/sys/kernel/numa_balancing
 	vmstat_snap

@@ -103,8 +103,8 @@
 # end of the aggregation (20 samples).  The script asks for one only when
 # its longest wait fits in what is left of the 25 s: show then says which
 # values it could not refresh, and update names the kdamonds it did not
-# commit (their sysfs files hold the new values; update again commits
-# them).
+# commit (their sysfs files hold the new values; each update after it
+# commits at least one of them, a commit waiting 20 s at most).
 #
 # Needs: bash, awk, flock; DAMON sysfs with paddr (CONFIG_DAMON_SYSFS,
 # CONFIG_DAMON_PADDR), its migrate_hot and migrate_cold actions and young
