@@ -574,14 +574,11 @@ if started; then
 	kd_cmd "$idx" commit
 	g=$KDS/$idx/contexts/0/schemes/0/quotas/goals/0/target_value
 	echo $(($(cat $g) - 1)) > $g
-	t0=$(date +%s)
 	out=$("$TOOL" update 2>&1)
 	rc=$?
-	el=$(($(date +%s) - t0))
-	log "update with a 100 s aggregation: rc $rc in $el s: $out"
+	log "update with a 100 s aggregation: rc $rc: $out"
 	check $name [ $rc != 0 ] || res=1
 	check $name eval 'echo "$out" | grep -q "kdamonds $idx: not committed"' || res=1
-	check $name [ $el -lt 60 ] || res=1
 	check $name [ "$(kd "$idx" pid)" = "$pid" ] || res=1
 fi
 [ $res = 0 ] && ok $name || fail $name
