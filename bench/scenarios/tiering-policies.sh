@@ -112,6 +112,10 @@
 #        "temporal" tuner) in one paddr kdamond over node0 and node2,
 #        each kept to its source node by reject addr filters on the
 #        other node's memory, with P9's intervals auto-tuning
+#   P14  P8's two schemes in one context: P13's layout with
+#        damon-tiering.sh's goals (moved by node0's reserve), apply
+#        interval, quota weights, sampling (5 ms to 1 s) and the
+#        "temporal_capped" tuner
 # Reclaim demotion stays on under every policy: it is what keeps a full
 # node0 allocating, and what a tiered machine runs.
 #
@@ -127,7 +131,7 @@ BIN=$REPO/build/bench/bin/phases
 OUTDIR=${BENCH_OUT:-/mnt/lab}
 CSV=$OUTDIR/tiering-policies.csv
 W2_CSV=$OUTDIR/tiering-policies-redis.csv
-POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P12 P13}
+POLICIES=${POLICIES:-P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P12 P13 P14}
 WORKLOADS=${WORKLOADS:-W1 W2}
 W3_REGIMES=${W3_REGIMES:-uniform hotchunk}
 W3_UNIFORM_EPISODES=${W3_UNIFORM_EPISODES:-768}
@@ -353,6 +357,29 @@ one_context()
 	w on $ADMIN/kdamonds/0/state
 }
 
+# p8_context: P14, P13's one context with P8's values: damon-tiering.sh's
+# goals for node0 (its goals function), apply interval, weights, sampling
+# and tuner
+p8_context()
+{
+	local i s reserve used free apply_us
+
+	read -r reserve used free apply_us <<< "$(goals $FAST)"
+	echo "bench: P14: reserve $reserve bp, goals $used/$free, apply $apply_us us"
+	one_kdamond
+	w 1000000 $ADMIN/kdamonds/0/contexts/0/monitoring_attrs/intervals/intervals_goal/max_sample_us
+	one_context_scheme 0 migrate_cold $SLOW 0 $UINT_MAX node_mem_free_bp "$free" N $SLOW
+	one_context_scheme 1 migrate_hot $FAST 1 $UINT_MAX node_mem_used_bp "$used" Y $FAST
+	for i in 0 1; do
+		s=$ADMIN/kdamonds/0/contexts/0/schemes/$i
+		w "$apply_us" "$s/apply_interval_us"
+		w 1000 "$s/quotas/weights/nr_accesses_permil"
+		w 1000 "$s/quotas/weights/age_permil"
+		w temporal_capped "$s/quotas/goal_tuner"
+	done
+	w on $ADMIN/kdamonds/0/state
+}
+
 # policy_on POLICY
 policy_on()
 {
@@ -385,6 +412,7 @@ policy_on()
 	P8) "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW || die "P8 did not start" ;;
 	P9) pull_push ;;
 	P13) one_context ;;
+	P14) p8_context ;;
 	P12) DAMON_TIERING_FLOOR=1 "$REPO/tools/mm/damon-tiering.sh" start $FAST $SLOW ||
 		die "P12 did not start" ;;
 	*) die "no policy $1" ;;
@@ -420,6 +448,23 @@ damon_tiering_state()
 	"$REPO/tools/mm/damon-tiering.sh" show 2>&1 | sed "s/^/bench: $1: /"
 }
 
+# one_context_state NAME: for a policy of one kdamond (P9, P13, P14), the
+# intervals it tuned itself to and each scheme's applied bytes
+one_context_state()
+{
+	local kd=$ADMIN/kdamonds/0 ctx=$ADMIN/kdamonds/0/contexts/0 i
+
+	echo update_tuned_intervals > $kd/state 2>/dev/null
+	echo update_schemes_stats > $kd/state 2>/dev/null
+	echo "bench: $1: sample $(cat $ctx/monitoring_attrs/intervals/sample_us) us," \
+		"aggr $(cat $ctx/monitoring_attrs/intervals/aggr_us) us"
+	for i in 0 1; do
+		echo "bench: $1: scheme $i $(cat $ctx/schemes/$i/action):" \
+			"$(($(cat $ctx/schemes/$i/stats/sz_applied) >> 20)) MiB applied," \
+			"$(cat $ctx/schemes/$i/stats/nr_applied) regions"
+	done
+}
+
 # finish NAME: POLICY off, RESULT lines of the counters' deltas and of the
 # kdamonds' CPU time under NAME
 finish()
@@ -427,7 +472,10 @@ finish()
 	local k kd_cs=0
 
 	[ -e $ADMIN/kdamonds/0/pid ] && kd_cs=$(kdamonds_cs)
-	case ${1##*_} in P8|P12) damon_tiering_state "$1" ;; esac
+	case ${1##*_} in
+	P8|P12) damon_tiering_state "$1" ;;
+	P9|P13|P14) one_context_state "$1" ;;
+	esac
 	damon_off
 	echo 0 > /proc/sys/kernel/numa_balancing
 	vmstat_snap
